@@ -1,0 +1,31 @@
+"""rendersafe: stop LLM chat replies from leaking data through rendered Markdown.
+
+from rendersafe import sanitize, Sanitizer, Policy
+clean = sanitize(reply)                              # no remote image survives
+result = Sanitizer(Policy(allowed_image_hosts=["cdn.example.com"])).run(reply)
+result.text, result.findings
+"""
+
+from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
+from .findings import Action, Construct, Finding, Reason, Result
+from .policy import ImageProxy, Policy, Thresholds
+from .sanitizer import Sanitizer, sanitize
+
+__all__ = [
+    "Action",
+    "Construct",
+    "Finding",
+    "ImageProxy",
+    "InputTooLargeError",
+    "Policy",
+    "PolicyError",
+    "Reason",
+    "RenderSafeError",
+    "Result",
+    "SanitizeError",
+    "Sanitizer",
+    "Thresholds",
+    "sanitize",
+]
+
+__version__ = "0.1.0"

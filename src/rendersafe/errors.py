@@ -1,0 +1,46 @@
+"""Exceptions raised by rendersafe.
+
+    RenderSafeError             base of everything rendersafe raises on purpose
+    ├── PolicyError             the policy is contradictory or unsafe (also a ValueError)
+    └── SanitizeError           a reply could not be sanitised; nothing was emitted
+        └── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
+
+A non-`str` reply raises the built-in `TypeError`. No error path returns the
+unsanitised text: callers that catch `SanitizeError` must send nothing, or a
+fixed fallback message of their own.
+"""
+
+from __future__ import annotations
+
+__all__ = ["InputTooLargeError", "PolicyError", "RenderSafeError", "SanitizeError"]
+
+
+class RenderSafeError(Exception):
+    """Base class for the errors rendersafe raises on purpose."""
+
+
+class PolicyError(RenderSafeError, ValueError):
+    """A policy setting is contradictory or unsafe.
+
+    The message names the field, the offending value and how to fix it.
+    """
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class SanitizeError(RenderSafeError):
+    """The reply could not be sanitised; no part of it may be sent on."""
+
+
+class InputTooLargeError(SanitizeError):
+    """The reply is longer than the policy's `max_input_chars`."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(
+            f"reply is {size} characters, above max_input_chars={limit}; "
+            "raise Policy.max_input_chars or split the reply"
+        )

@@ -1,0 +1,129 @@
+"""What the sanitiser changed, where and why: `Finding` and `Result`."""
+
+from __future__ import annotations
+
+import warnings
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Action", "Construct", "Finding", "Reason", "Result"]
+
+
+class Construct(StrEnum):
+    """The kind of Markdown or HTML construct a finding is about."""
+
+    IMAGE = "image"
+    REFERENCE_IMAGE = "reference_image"
+    LINK = "link"
+    REFERENCE_LINK = "reference_link"
+    AUTOLINK = "autolink"
+    BARE_URL = "bare_url"
+    REFERENCE_DEFINITION = "reference_definition"
+    HTML = "html"
+
+
+class Action(StrEnum):
+    """What was done to the construct."""
+
+    REMOVED = "removed"
+    UNLINKED = "unlinked"
+    PROXIED = "proxied"
+    NEUTRALISED = "neutralised"
+
+
+class Reason(StrEnum):
+    """Why a construct was changed. The codes are stable: alert on them."""
+
+    IMAGE_HOST_NOT_ALLOWED = "image_host_not_allowed"
+    RELATIVE_IMAGE = "relative_image"
+    DATA_IMAGE = "data_image"
+    SCHEME_NOT_ALLOWED = "scheme_not_allowed"
+    UNPARSEABLE_URL = "unparseable_url"
+    BLOCKED_HOST = "blocked_host"
+    INVISIBLE_CHARACTERS = "invisible_characters"
+    ENCODED_BASE64 = "encoded_base64"
+    ENCODED_HEX = "encoded_hex"
+    PERCENT_ENCODED_RUN = "percent_encoded_run"
+    URLENCODED_TEXT = "urlencoded_text"
+    HIGH_ENTROPY_TOKEN = "high_entropy_token"
+    SECRET_PATTERN = "secret_pattern"
+    NESTED_URL = "nested_url"
+    USERINFO = "userinfo"
+    SUBDOMAIN_DATA = "subdomain_data"
+    LONG_URL = "long_url"
+    IMAGE_CAP_EXCEEDED = "image_cap_exceeded"
+    HTML_TAG_NOT_ALLOWED = "html_tag_not_allowed"
+    HTML_ATTRIBUTE_NOT_ALLOWED = "html_attribute_not_allowed"
+    MALFORMED_HTML = "malformed_html"
+    RAW_HTML_POLICY = "raw_html_policy"
+
+
+# Reasons that mean "this URL carries data", as opposed to "this host is not allowed".
+DATA_REASONS = frozenset(
+    {
+        Reason.ENCODED_BASE64,
+        Reason.ENCODED_HEX,
+        Reason.PERCENT_ENCODED_RUN,
+        Reason.URLENCODED_TEXT,
+        Reason.HIGH_ENTROPY_TOKEN,
+        Reason.SECRET_PATTERN,
+        Reason.NESTED_URL,
+        Reason.USERINFO,
+        Reason.SUBDOMAIN_DATA,
+        Reason.LONG_URL,
+        Reason.INVISIBLE_CHARACTERS,
+    }
+)
+
+# pydantic warns that `construct` shadows the deprecated `BaseModel.construct`; the
+# field name is part of the audit and report schema, so it stays.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
+
+    class Finding(BaseModel):
+        """One change the sanitiser made to a reply.
+
+        `line` and `column` are 1-based and point into the text that was sanitised;
+        `start` and `end` are the character offsets of the changed span. `url` is a
+        redacted form of the URL (values replaced by their length), never the URL itself.
+        """
+
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        construct: Construct  # type: ignore[assignment]  # see the comment above
+        action: Action
+        reasons: tuple[Reason, ...]
+        line: int = Field(ge=1)
+        column: int = Field(ge=1)
+        start: int = Field(ge=0)
+        end: int = Field(ge=0)
+        host: str | None = None
+        url: str | None = None
+        detail: str | None = None
+        detector: Literal["markdown", "lexical"] = "markdown"
+        context: dict[str, str] = Field(default_factory=dict)
+
+        def summary(self) -> str:
+            """One line for humans: `3:14 image removed (image_host_not_allowed) evil.example`."""
+            reasons = ",".join(self.reasons)
+            where = f" {self.host}" if self.host else ""
+            what = f" {self.detail}" if self.detail else ""
+            return (
+                f"{self.line}:{self.column} {self.construct}{what} {self.action} ({reasons}){where}"
+            )
+
+
+class Result(BaseModel):
+    """The sanitised text and the findings that explain every change to it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    text: str
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """True when the sanitiser changed anything."""
+        return bool(self.findings)

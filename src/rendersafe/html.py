@@ -1,0 +1,158 @@
+"""Raw HTML behind one seam: judge a fragment, and clean it only when it must change.
+
+This is the only module that knows bleach. bleach is end-of-life (June 2026); to
+move to nh3, reimplement `elements()` and `clean()` here and nothing else changes.
+
+Every URL left in a fragment is judged by rendersafe's own classifier (the `check`
+callback), never by bleach: bleach lets `//evil.example/x.png` through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from bleach.html5lib_shim import Filter, HTMLTokenizer, constants
+from bleach.sanitizer import Cleaner
+
+from .findings import Reason
+
+__all__ = ["ALLOWED_ATTRIBUTES", "ALLOWED_TAGS", "Element", "Problem", "clean", "review"]
+
+# Formatting only: nothing here loads a resource except <img src>, which is judged.
+ALLOWED_TAGS = frozenset(
+    {
+        "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl",
+        "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd",
+        "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub",
+        "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
+    }
+)  # fmt: skip
+# No style, srcset, event handlers or any other attribute that can name a URL.
+ALLOWED_ATTRIBUTES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "a": frozenset({"href", "title"}),
+        "abbr": frozenset({"title"}),
+        "img": frozenset({"src", "alt", "title", "width", "height"}),
+        "td": frozenset({"align", "colspan", "rowspan"}),
+        "th": frozenset({"align", "colspan", "rowspan"}),
+        "ol": frozenset({"start", "type"}),
+        "details": frozenset({"open"}),
+    }
+)
+URL_ATTRIBUTES = frozenset({"href", "src"})
+_NONE: frozenset[str] = frozenset()
+_TOKEN_TYPES = {value: name for name, value in constants.tokenTypes.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A start tag as a browser tokenises it: lowercase name, decoded attribute values."""
+
+    tag: str
+    attributes: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something in a fragment that must go: a tag, an attribute, or a URL."""
+
+    tag: str
+    attribute: str | None
+    value: str | None
+    reasons: tuple[Reason, ...]
+
+
+UrlCheck = Callable[[str, str, str], tuple[Reason, ...] | str]
+"""(tag, attribute, value) -> reasons to drop, or a replacement URL (proxy)."""
+
+
+def elements(fragment: str) -> Iterator[Element | Reason]:
+    """Yield the start tags of `fragment`, and MALFORMED_HTML for a tag cut off by the end."""
+    for token in HTMLTokenizer(fragment):
+        kind = _TOKEN_TYPES.get(token["type"])
+        if kind in ("StartTag", "EmptyTag"):
+            data = token.get("data") or {}
+            attributes = dict(data) if isinstance(data, dict) else {k: v for k, v in data}
+            yield Element(str(token["name"]).lower(), attributes)
+        elif kind == "ParseError" and str(token.get("data", "")).startswith("eof-in-"):
+            yield Reason.MALFORMED_HTML
+
+
+def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[str, str], str]]:
+    """Find what must change in `fragment`.
+
+    Returns the problems and the URL rewrites (proxy) keyed by (tag, original URL).
+    An empty problem list and no rewrites means the fragment may pass unchanged.
+    """
+    problems: list[Problem] = []
+    rewrites: dict[tuple[str, str], str] = {}
+    for item in elements(fragment):
+        if isinstance(item, Reason):
+            problems.append(Problem("", None, None, (item,)))
+        elif item.tag not in ALLOWED_TAGS:
+            problems.append(Problem(item.tag, None, None, (Reason.HTML_TAG_NOT_ALLOWED,)))
+        else:
+            problems.extend(_attribute_problems(item, check, rewrites))
+    return problems, rewrites
+
+
+def _attribute_problems(
+    element: Element, check: UrlCheck, rewrites: dict[tuple[str, str], str]
+) -> Iterator[Problem]:
+    allowed = ALLOWED_ATTRIBUTES.get(element.tag, _NONE)
+    for name, value in element.attributes.items():
+        if name not in allowed:
+            yield Problem(element.tag, name, None, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,))
+        elif name in URL_ATTRIBUTES:
+            outcome = check(element.tag, name, value)
+            if isinstance(outcome, str):
+                rewrites[(element.tag, value)] = outcome
+            elif outcome:
+                yield Problem(element.tag, name, value, outcome)
+
+
+def clean(fragment: str, problems: list[Problem], rewrites: Mapping[tuple[str, str], str]) -> str:
+    """Return `fragment` with the disallowed tags stripped and bad attributes dropped."""
+    dropped = {(p.tag, p.attribute, p.value) for p in problems if p.value is not None}
+
+    def keep_attribute(tag: str, name: str, value: str) -> bool:
+        if name not in ALLOWED_ATTRIBUTES.get(tag, _NONE):
+            return False
+        return (tag, name, value) not in dropped
+
+    cleaner = Cleaner(
+        tags=ALLOWED_TAGS,
+        attributes=keep_attribute,
+        protocols=_ANY_PROTOCOL,
+        strip=True,
+        strip_comments=True,
+        filters=[_rewriter(rewrites)] if rewrites else None,
+    )
+    return str(cleaner.clean(fragment))
+
+
+class _AnyProtocol(frozenset[str]):
+    """bleach's protocol check is bypassed: `check` already judged every URL."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_ANY_PROTOCOL = _AnyProtocol()
+
+
+def _rewriter(rewrites: Mapping[tuple[str, str], str]) -> type[Filter]:
+    class Rewrite(Filter):  # type: ignore[misc]
+        def __iter__(self) -> Iterator[dict[str, Any]]:
+            for token in super().__iter__():
+                data = token.get("data")
+                if token.get("name") and isinstance(data, dict):
+                    for key, value in list(data.items()):
+                        if key[1] in URL_ATTRIBUTES and (token["name"], value) in rewrites:
+                            data[key] = rewrites[(token["name"], value)]
+                yield token
+
+    return Rewrite

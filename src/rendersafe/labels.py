@@ -1,0 +1,24 @@
+"""Reference labels as different renderers compare them.
+
+CommonMark folds case with Unicode case folding (markdown-it: `.lower().upper()`,
+so `ẞ` matches `SS`); python-markdown only lowercases. A label matches when any
+of these keys match, so no renderer's reading is missed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.common.utils import normalizeReference
+
+__all__ = ["label_keys"]
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def label_keys(raw: str) -> frozenset[str]:
+    """The normalised forms of a reference label under each renderer's rules."""
+    collapsed = " ".join(_ESCAPE.sub(r"\1", raw).split())
+    return frozenset(
+        {normalizeReference(raw), collapsed.casefold(), collapsed.lower(), raw.strip().lower()}
+    )

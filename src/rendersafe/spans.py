@@ -1,0 +1,199 @@
+"""A markdown-it-py parser that remembers where each inline construct came from.
+
+markdown-it gives inline tokens no positions. The inline rules that matter to us
+are wrapped so the token they push records `meta["span"]` (offsets into the inline
+token's `content`), and links and images also record their label and destination.
+`OffsetMap` then maps those content offsets back to offsets in the source text,
+line by line, so edits can be spliced into the original reply.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import isStrSpace
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+__all__ = ["OffsetMap", "Source", "build_parser"]
+
+InlineRule = Callable[[StateInline, bool], bool]
+
+# Rules whose tokens we edit or must leave alone (code spans).
+TRACKED_RULES = ("backticks", "link", "image", "autolink", "html_inline")
+
+
+def build_parser() -> MarkdownIt:
+    """CommonMark + GFM tables and strikethrough, every link-like construct kept.
+
+    `validateLink` accepts everything so that `javascript:` links and `data:` images
+    become tokens the policy can judge (other renderers do render them).
+    """
+    md = MarkdownIt("commonmark", {"inline_definitions": True, "store_labels": True}).enable(
+        ["table", "strikethrough"]
+    )
+    md.validateLink = _accept_all  # type: ignore[method-assign]
+    for rule in md.inline.ruler.__rules__:
+        if rule.name in TRACKED_RULES:
+            md.inline.ruler.at(rule.name, _tracked(rule.fn, rule.name))
+    return md
+
+
+def _accept_all(url: str) -> bool:
+    return True
+
+
+def _tracked(fn: InlineRule, name: str) -> InlineRule:
+    def rule(state: StateInline, silent: bool) -> bool:
+        if silent:
+            return fn(state, silent)
+        start = state.pos
+        # push() flushes pending text into a token first; that token is not ours.
+        first = len(state.tokens) + (1 if state.pending else 0)
+        if not fn(state, silent):
+            return False
+        tokens = state.tokens[first:]
+        for token in tokens:
+            token.meta.setdefault("span", (start, state.pos))
+        if name in ("link", "image") and tokens:
+            _record_parts(state, tokens[0], start, image=name == "image")
+        return True
+
+    return rule
+
+
+def _record_parts(state: StateInline, token: Token, start: int, *, image: bool) -> None:
+    """Record the label span, and the destination span of an inline (not reference) form.
+
+    With `store_labels`, markdown-it itself puts the resolved reference label in
+    `meta["label"]`, which is how references are told from inline links.
+    """
+    meta = token.meta
+    if "label_span" in meta:
+        return
+    label_start = start + (2 if image else 1)
+    label_end = state.md.helpers.parseLinkLabel(state, label_start - 1, not image)
+    if label_end < 0:
+        return
+    meta["label_span"] = (label_start, label_end)
+    if "label" not in meta:
+        meta["dest"] = _destination(state, label_end + 1)
+
+
+def _destination(state: StateInline, pos: int) -> tuple[int, int] | None:
+    src, end = state.src, state.posMax
+    if pos >= end or src[pos] != "(":
+        return None
+    pos += 1
+    while pos < end and (isStrSpace(src[pos]) or src[pos] == "\n"):
+        pos += 1
+    result = state.md.helpers.parseLinkDestination(src, pos, end)
+    return (pos, result.pos) if result.ok else None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """The text markdown-it parses (line endings normalised), split into lines."""
+
+    text: str
+    lines: tuple[str, ...]
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, text: str) -> Source:
+        """Index `text`, which must already use `\\n` line endings."""
+        lines = tuple(text.split("\n"))
+        starts = [0]
+        for line in lines[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        return cls(text, lines, tuple(starts))
+
+    def line_of(self, offset: int) -> int:
+        """0-based line number holding `offset`."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def line_end(self, line: int) -> int:
+        """Offset just past the last character of `line` (before its newline)."""
+        return self.starts[line] + len(self.lines[line])
+
+
+class OffsetMap:
+    """Maps offsets in an inline token's `content` to offsets in the source.
+
+    Each content line is the tail of a source line (container markers and
+    indentation stripped). Headings and table cells are found by search from a
+    per-line cursor; table cells may also lose the backslash of `\\|`.
+    """
+
+    __slots__ = ("_bases", "_leads", "_maps", "_starts")
+
+    def __init__(
+        self, source: Source, content: str, first_line: int, cursors: dict[int, int] | None
+    ) -> None:
+        self._starts: list[int] = []
+        self._bases: list[int | None] = []
+        self._leads: list[int] = []
+        self._maps: list[list[int] | None] = []
+        offset = 0
+        for i, line in enumerate(content.split("\n")):
+            core = line.lstrip(" \t")
+            base, cols = _align(source, first_line + i, core, cursors)
+            self._starts.append(offset)
+            self._bases.append(base)
+            self._leads.append(len(line) - len(core))
+            self._maps.append(cols)
+            offset += len(line) + 1
+
+    def to_source(self, offset: int) -> int | None:
+        """Source offset of content `offset`, or None when the line could not be aligned."""
+        i = bisect.bisect_right(self._starts, offset) - 1
+        base = self._bases[i]
+        if base is None:
+            return None
+        col = max(offset - self._starts[i] - self._leads[i], 0)
+        cols = self._maps[i]
+        if cols is not None:
+            return base + cols[min(col, len(cols) - 1)]
+        return base + col
+
+
+def _align(
+    source: Source, line_no: int, core: str, cursors: dict[int, int] | None
+) -> tuple[int | None, list[int] | None]:
+    if line_no >= len(source.lines):
+        return None, None
+    line = source.lines[line_no]
+    start = source.starts[line_no]
+    if not core:
+        return start + len(line), None
+    if cursors is None:
+        trimmed = line.rstrip()
+        if trimmed.endswith(core):
+            return start + len(trimmed) - len(core), None
+        cursors = {}
+    cursor = cursors.get(line_no, 0)
+    col = line.find(core, cursor)
+    if col >= 0:
+        cursors[line_no] = col + len(core)
+        return start + col, None
+    if "|" in core:
+        escaped = core.replace("|", "\\|")
+        col = line.find(escaped, cursor)
+        if col >= 0:
+            cursors[line_no] = col + len(escaped)
+            return start + col, _pipe_columns(core)
+    return None, None
+
+
+def _pipe_columns(core: str) -> list[int]:
+    cols: list[int] = []
+    shift = 0
+    for char in core:
+        cols.append(len(cols) + shift)
+        if char == "|":
+            shift += 1
+    cols.append(len(core) + shift)
+    return cols
