@@ -155,6 +155,12 @@ class Pass:
             )
         )
 
+    @property
+    def link_schemes(self) -> frozenset[str]:
+        """Schemes a kept URL can have under this policy."""
+        extra = {"data"} if self.policy.allow_data_images else set()
+        return frozenset(self.policy.allowed_link_schemes) | extra
+
     def judge_image(self, raw: str, *, decode_entities: bool = False) -> Verdict:
         """Judge an image URL, counting it against the per-reply image cap when kept."""
         verdict = self.judge.judge(raw, Role.IMAGE, decode_entities=decode_entities)

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 __all__ = ["Edit", "Keep", "splice"]
 
+# Edits nested deeper than this are merged into one: splicing recurses per level.
+MAX_DEPTH = 64
+
 
 @dataclass(frozen=True, slots=True)
 class Keep:
@@ -52,6 +55,8 @@ def _find_clash(edits: list[Edit]) -> tuple[Edit, Edit] | None:
     for edit in edits:
         while stack and stack[-1].end <= edit.start:
             stack.pop()
+        if len(stack) >= MAX_DEPTH:
+            return stack[0], edit  # bounded recursion when splicing
         if stack and (edit.end > stack[-1].end or not _fits(stack[-1], edit)):
             return stack[-1], edit
         stack.append(edit)

@@ -9,6 +9,7 @@ callback), never by bleach: bleach lets `//evil.example/x.png` through.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -42,7 +43,22 @@ ALLOWED_ATTRIBUTES: Mapping[str, frozenset[str]] = MappingProxyType(
         "details": frozenset({"open"}),
     }
 )
+# Tags that load, run or restyle something even without a URL we can judge. Any
+# other tag outside ALLOWED_TAGS is harmless while it has no attributes (`<Ctrl>`).
+DANGEROUS_TAGS = frozenset(
+    {
+        "applet", "audio", "base", "body", "button", "canvas", "embed", "form", "frame",
+        "frameset", "head", "html", "iframe", "image", "img", "input", "link", "math",
+        "meta", "noembed", "noframes", "noscript", "object", "param", "picture", "plaintext",
+        "portal", "script", "select", "source", "style", "svg", "template", "textarea",
+        "title", "track", "video", "xmp",
+    }
+) - ALLOWED_TAGS  # fmt: skip
 URL_ATTRIBUTES = frozenset({"href", "src"})
+_RAW_TEXT_ELEMENT = re.compile(
+    r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
+)
+_SINGLE_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)\b[^<]*>", re.DOTALL)
 _NONE: frozenset[str] = frozenset()
 _TOKEN_TYPES = {value: name for name, value in constants.tokenTypes.items()}
 
@@ -53,6 +69,7 @@ class Element:
 
     tag: str
     attributes: Mapping[str, str]
+    end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +87,16 @@ UrlCheck = Callable[[str, str, str], tuple[Reason, ...] | str]
 
 
 def elements(fragment: str) -> Iterator[Element | Reason]:
-    """Yield the start tags of `fragment`, and MALFORMED_HTML for a tag cut off by the end."""
+    """Yield the tags of `fragment`, and MALFORMED_HTML for a tag cut off by the end.
+
+    End tags come as elements with `end=True` and no attributes.
+    """
     for token in HTMLTokenizer(fragment):
         kind = _TOKEN_TYPES.get(token["type"])
-        if kind in ("StartTag", "EmptyTag"):
+        if kind in ("StartTag", "EmptyTag", "EndTag"):
             data = token.get("data") or {}
             attributes = dict(data) if isinstance(data, dict) else {k: v for k, v in data}
-            yield Element(str(token["name"]).lower(), attributes)
+            yield Element(str(token["name"]).lower(), attributes, end=kind == "EndTag")
         elif kind == "ParseError" and str(token.get("data", "")).startswith("eof-in-"):
             yield Reason.MALFORMED_HTML
 
@@ -92,9 +112,9 @@ def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[st
     for item in elements(fragment):
         if isinstance(item, Reason):
             problems.append(Problem("", None, None, (item,)))
-        elif item.tag not in ALLOWED_TAGS:
+        elif item.tag in DANGEROUS_TAGS or (item.tag not in ALLOWED_TAGS and item.attributes):
             problems.append(Problem(item.tag, None, None, (Reason.HTML_TAG_NOT_ALLOWED,)))
-        else:
+        elif item.tag in ALLOWED_TAGS and not item.end:
             problems.extend(_attribute_problems(item, check, rewrites))
     return problems, rewrites
 
@@ -114,8 +134,21 @@ def _attribute_problems(
                 yield Problem(element.tag, name, value, outcome)
 
 
-def clean(fragment: str, problems: list[Problem], rewrites: Mapping[tuple[str, str], str]) -> str:
-    """Return `fragment` with the disallowed tags stripped and bad attributes dropped."""
+def clean(
+    fragment: str,
+    problems: list[Problem],
+    rewrites: Mapping[tuple[str, str], str],
+    schemes: frozenset[str],
+) -> str:
+    """Return `fragment` with the disallowed tags stripped and bad attributes dropped.
+
+    `schemes` are the URL schemes the policy can keep; bleach's own protocol check
+    must not drop a URL rendersafe kept. The text of `<script>` and `<style>` goes
+    too. A fragment that is one start tag
+    (markdown-it's inline HTML) stays one start tag: bleach's added end tag is cut.
+    """
+    single = _SINGLE_START_TAG.fullmatch(fragment)
+    fragment = _RAW_TEXT_ELEMENT.sub("", fragment)
     dropped = {(p.tag, p.attribute, p.value) for p in problems if p.value is not None}
 
     def keep_attribute(tag: str, name: str, value: str) -> bool:
@@ -126,22 +159,15 @@ def clean(fragment: str, problems: list[Problem], rewrites: Mapping[tuple[str, s
     cleaner = Cleaner(
         tags=ALLOWED_TAGS,
         attributes=keep_attribute,
-        protocols=_ANY_PROTOCOL,
+        protocols=schemes | {"http", "https"},
         strip=True,
         strip_comments=True,
         filters=[_rewriter(rewrites)] if rewrites else None,
     )
-    return str(cleaner.clean(fragment))
-
-
-class _AnyProtocol(frozenset[str]):
-    """bleach's protocol check is bypassed: `check` already judged every URL."""
-
-    def __contains__(self, item: object) -> bool:
-        return True
-
-
-_ANY_PROTOCOL = _AnyProtocol()
+    cleaned = str(cleaner.clean(fragment))
+    if single:
+        cleaned = cleaned.removesuffix(f"</{single.group(1).lower()}>")
+    return cleaned
 
 
 def _rewriter(rewrites: Mapping[tuple[str, str], str]) -> type[Filter]:

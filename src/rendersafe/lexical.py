@@ -27,6 +27,7 @@ __all__ = ["Bracket", "backstop", "scan_brackets"]
 WINDOW = 4096
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
+_PAREN = re.compile(r"\\.|[()]")
 _TITLE = re.compile(r"""\s+(?:"[^"]*"?|'[^']*'?|\([^)]*\)?)\s*$""")
 _DEFINITION = re.compile(
     r"^[ \t>]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+)?[ \t>]*"
@@ -186,15 +187,33 @@ def _destinations(text: str, pos: int) -> tuple[list[str], int]:
         line_end = limit if line_end < 0 else line_end
     if text.startswith("<", start):
         close = text.find(">", start + 1, line_end)
-        readings = [text[start + 1 : close if close >= 0 else line_end]]
         paren = text.find(")", max(close, start), line_end)
+        readings = [
+            text[start + 1 : close if close >= 0 else line_end],
+            text[start : paren if paren >= 0 else line_end],  # python-markdown keeps the <>
+        ]
         return readings, paren + 1 if paren >= 0 else line_end
     match = _READING_A.match(text, start, line_end)
     first = match.group() if match else ""
-    paren = text.find(")", start, line_end)
+    paren = _closing_paren(text, start, line_end)
     second = _TITLE.sub("", text[start : paren if paren >= 0 else line_end]).strip()
     end = paren + 1 if paren >= 0 else start + len(first)
     return [r for r in dict.fromkeys((first, second)) if r], end
+
+
+def _closing_paren(text: str, start: int, end: int) -> int:
+    """The first `)` in text[start:end] that closes the construct (parens balance)."""
+    depth = 0
+    for match in _PAREN.finditer(text, start, end):
+        if len(match.group()) == 2:
+            continue
+        if match.group() == "(":
+            depth += 1
+        elif depth == 0:
+            return match.start()
+        else:
+            depth -= 1
+    return text.find(")", start, end)
 
 
 def _worst(ps: Pass, readings: list[str], role: Role) -> Verdict | None:

@@ -146,16 +146,8 @@ def _html_block(ps: Pass, token: Token, maps: Maps) -> None:
     start, end = offsets.to_source(0), offsets.to_source(len(content))
     if start is None or end is None:
         start, end = _block_span(ps, token.map)
-    prefix = _continuation_prefix(ps, token.map)
-    _raw_html(ps, start, end, lambda cleaned: cleaned.replace("\n", "\n" + prefix))
-
-
-def _continuation_prefix(ps: Pass, lines: list[int]) -> str:
-    """The container markers (`> `, list indent) in front of the block's second line."""
-    if lines[1] - lines[0] < 2:
-        return ""
-    line = ps.source.lines[lines[0] + 1]
-    return line[: len(line) - len(line.lstrip(" \t>"))]
+        content = ps.source.text[start:end]
+    _raw_html(ps, content, start, end)
 
 
 def _definition(ps: Pass, token: Token, maps: Maps) -> None:
@@ -261,11 +253,16 @@ def _html_inline(ps: Pass, token: Token, where: Where) -> None:
     if span is None:
         _unplaced(ps, token, where)
         return
-    _raw_html(ps, *span, lambda cleaned: cleaned)
+    _raw_html(ps, token.content, *span)
 
 
-def _raw_html(ps: Pass, start: int, end: int, reindent: Callable[[str], str]) -> None:
-    fragment = ps.source.text[start:end]
+def _raw_html(ps: Pass, fragment: str, start: int, end: int) -> None:
+    """Judge `fragment` (container markers stripped), which sits at source[start:end]."""
+    prefix = _continuation_prefix(ps, start) if "\n" in fragment else ""
+
+    def reindent(cleaned: str) -> str:
+        return cleaned.replace("\n", "\n" + prefix)
+
     mode = ps.policy.raw_html
     if mode != "sanitize":
         replacement = "" if mode == "strip" else html_escape(fragment)
@@ -282,7 +279,7 @@ def _raw_html(ps: Pass, start: int, end: int, reindent: Callable[[str], str]) ->
     problems, rewrites = html.review(fragment, _html_check(ps))
     if not problems and not rewrites:
         return
-    cleaned = html.clean(fragment, problems, rewrites)
+    cleaned = html.clean(fragment, problems, rewrites, ps.link_schemes)
     reasons = {r for p in problems for r in p.reasons}
     detail = ", ".join(sorted({_describe(p) for p in problems})) or None
     urls = [p for p in problems if p.value is not None]
@@ -290,6 +287,15 @@ def _raw_html(ps: Pass, start: int, end: int, reindent: Callable[[str], str]) ->
     action = Action.PROXIED if not problems else Action.NEUTRALISED
     ps.change(Edit(start, end, (reindent(cleaned),)), Construct.HTML, action, reasons,
               verdict=verdict, detail=detail)  # fmt: skip
+
+
+def _continuation_prefix(ps: Pass, start: int) -> str:
+    """The container markers (`> `, list indent) in front of the line after `start`'s."""
+    line_no = ps.source.line_of(start) + 1
+    if line_no >= len(ps.source.lines):
+        return ""
+    line = ps.source.lines[line_no]
+    return line[: len(line) - len(line.lstrip(" \t>"))]
 
 
 def html_escape(fragment: str) -> str:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
+from urllib.parse import parse_qsl
 
 import ada_url
 
@@ -22,6 +23,7 @@ from .encoded import UrlParts, data_reasons, nested_urls
 from .findings import Reason
 from .hosts import HostSet, is_ip_literal, split_host
 from .policy import Policy
+from .proxy import verify_signature
 
 __all__ = ["ParsedUrl", "Role", "UrlJudge", "Verdict", "parse_url", "redact"]
 
@@ -144,6 +146,8 @@ class UrlJudge:
             return _verdict(url, reasons)
         if url.scheme not in _IMAGE_SCHEMES:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
+        if self._signed_by_proxy(url):
+            return _keep(url)
         reasons = self._data(url) | self._nested_for_image(url)
         if url.host in self._blocked:
             reasons.add(Reason.BLOCKED_HOST)
@@ -169,6 +173,15 @@ class UrlJudge:
                 if nested.action == "drop" and nested.url.href is not None:
                     reasons |= {Reason.NESTED_URL, *nested.reasons}
         return _verdict(url, reasons)
+
+    def _signed_by_proxy(self, url: ParsedUrl) -> bool:
+        """True for a URL rendersafe itself rewrote through the image proxy."""
+        proxy = self.policy.image_proxy
+        if proxy is None or url.href is None or not url.href.startswith(proxy.url + "?"):
+            return False
+        params = dict(parse_qsl(url.href.partition("?")[2]))
+        target, signature = params.get(proxy.url_param), params.get(proxy.sig_param)
+        return bool(target and signature and verify_signature(proxy, target, signature))
 
     def _data(self, url: ParsedUrl) -> set[Reason]:
         reasons = data_reasons(url.parts, self.policy.thresholds) if url.parts else set()

@@ -1,0 +1,102 @@
+"""The `rendersafe` command: `run(argv) -> int`, one small function per subcommand.
+
+    rendersafe sanitize reply.md            sanitised Markdown on stdout, findings on stderr
+    rendersafe sanitize - < reply.md        read stdin
+    rendersafe policy schema                the policy's JSON schema
+    rendersafe policy check rendersafe.toml validate a policy file
+
+Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import TextIO
+
+from .config import load_policy
+from .errors import PolicyError, RenderSafeError
+from .policy import Policy
+from .sanitizer import Sanitizer
+
+__all__ = ["main", "run"]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def run(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None,
+        stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:  # fmt: skip
+    """Run the command line; return the exit code."""
+    streams = _Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits on --help and on usage errors
+        return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
+    command = COMMANDS[args.command if args.command != "policy" else f"policy {args.action}"]
+    try:
+        return command(args, streams)
+    except (RenderSafeError, OSError, UnicodeDecodeError) as exc:
+        streams.err.write(f"rendersafe: error: {exc}\n")
+        return EXIT_ERROR
+
+
+def main() -> None:
+    """Console entry point."""
+    sys.exit(run())
+
+
+class _Streams:
+    def __init__(self, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> None:
+        self.inp, self.out, self.err = stdin, stdout, stderr
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rendersafe", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    clean = sub.add_parser("sanitize", help="sanitise one Markdown reply")
+    clean.add_argument("file", nargs="?", default="-", help="a file, or - for stdin")
+    clean.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    clean.add_argument("--json", action="store_true", help="findings as JSON lines on stderr")
+    policy = sub.add_parser("policy", help="inspect policies")
+    actions = policy.add_subparsers(dest="action", required=True)
+    actions.add_parser("schema", help="print the policy's JSON schema")
+    check = actions.add_parser("check", help="validate a policy file")
+    check.add_argument("file")
+    return parser
+
+
+def _sanitize(args: argparse.Namespace, streams: _Streams) -> int:
+    policy = load_policy(args.policy)
+    text = streams.inp.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    result = Sanitizer(policy).run(text, context={"source": args.file})
+    streams.out.write(result.text)
+    for finding in result.findings:
+        line = finding.model_dump_json() if args.json else f"{args.file}:{finding.summary()}"
+        streams.err.write(line + "\n")
+    return EXIT_FINDINGS if result.findings else EXIT_CLEAN
+
+
+def _schema(args: argparse.Namespace, streams: _Streams) -> int:
+    streams.out.write(json.dumps(Policy.model_json_schema(), indent=2) + "\n")
+    return EXIT_CLEAN
+
+
+def _check(args: argparse.Namespace, streams: _Streams) -> int:
+    try:
+        policy = load_policy(args.file, environ={})
+    except PolicyError as exc:
+        streams.err.write(f"{args.file}: {exc}\n")
+        return EXIT_ERROR
+    streams.out.write(policy.model_dump_json(indent=2, exclude_defaults=True) + "\n")
+    return EXIT_CLEAN
+
+
+Command = Callable[[argparse.Namespace, _Streams], int]
+COMMANDS: Mapping[str, Command] = MappingProxyType(
+    {"sanitize": _sanitize, "policy schema": _schema, "policy check": _check}
+)
