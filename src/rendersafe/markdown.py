@@ -76,7 +76,9 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
         if token.map is None:
             continue
         start, end = _block_span(ps, token.map)
-        if token.type in ("fence", "code_block"):
+        if token.type == "code_block" or (
+            token.type == "fence" and _closed(ps, token.map, token.markup)
+        ):
             ps.code.add(start, end)
         elif token.type == "html_block":
             ps.html.add(start, end)
@@ -90,6 +92,14 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
             maps[id(token)] = where
             _mark_inline(ps, token.children or [], where)
     return maps
+
+
+def _closed(ps: Pass, lines: list[int], markup: str) -> bool:
+    """Is the fence closed? python-markdown renders an unclosed fence as Markdown."""
+    last = ps.source.lines[min(lines[1], len(ps.source.lines)) - 1].lstrip(" \t>")
+    marker = markup[0] if markup else "`"
+    run = len(last) - len(last.lstrip(marker))
+    return lines[1] - lines[0] > 1 and run >= len(markup) and not last[run:].strip()
 
 
 def _needs_map(token: Token, previous: Token | None) -> bool:

@@ -1,0 +1,123 @@
+"""Render Markdown with other people's renderers and list what a browser would fetch.
+
+This is the independent check behind "safe under any renderer": it does not use
+rendersafe's URL judge. It renders with markdown-it-py (html + linkify), mistune,
+python-markdown (plain and with `extra`) and commonmark.py, tokenises the HTML as a
+browser does (html5lib), and reports every URL that would be fetched without a
+click, and every link.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from html import unescape
+from urllib.parse import unquote
+
+import ada_url
+import commonmark
+import markdown as pymd
+import mistune
+from bleach.html5lib_shim import HTMLTokenizer, constants
+from markdown_it import MarkdownIt
+
+CHAT_ORIGIN = "https://chat.example/"
+# Attribute values a browser fetches when the page renders (no click needed).
+FETCHED = {
+    ("img", "src"), ("img", "srcset"), ("img", "lowsrc"), ("source", "src"), ("source", "srcset"),
+    ("video", "src"), ("video", "poster"), ("audio", "src"), ("track", "src"),
+    ("iframe", "src"), ("frame", "src"), ("embed", "src"), ("object", "data"),
+    ("link", "href"), ("script", "src"), ("input", "src"), ("image", "href"),
+    ("image", "xlink:href"), ("use", "href"), ("body", "background"), ("table", "background"),
+    ("td", "background"), ("th", "background"),
+}  # fmt: skip
+LINKS = {("a", "href"), ("area", "href"), ("form", "action"), ("button", "formaction")}
+_CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")\s]+)", re.IGNORECASE)
+_TYPES = {value: name for name, value in constants.tokenTypes.items()}
+
+_mdit = MarkdownIt("commonmark", {"linkify": True, "html": True}).enable(
+    ["linkify", "table", "strikethrough"]
+)
+_mistune = mistune.create_markdown(
+    escape=False, plugins=["url", "table", "strikethrough", "footnotes"]
+)
+
+
+def _python_markdown(text: str) -> str:
+    """python-markdown as shipped, except that fenced code needs its extension.
+
+    Without `fenced_code`, python-markdown renders the inside of a ``` fence as
+    Markdown. Every chat renderer knows fences, and rendersafe leaves code alone
+    (README, "Limits"), so fenced replies are rendered with the extension on.
+    """
+    fenced = any(t.type == "fence" for t in _mdit.parse(text))
+    return pymd.markdown(text, extensions=["fenced_code"] if fenced else [])
+
+
+RENDERERS: dict[str, Callable[[str], str]] = {
+    "markdown-it-py": _mdit.render,
+    "mistune": lambda text: str(_mistune(text)),
+    "python-markdown": _python_markdown,
+    "python-markdown+extra": lambda text: pymd.markdown(text, extensions=["extra"]),
+    "commonmark.py": commonmark.commonmark,
+}
+
+
+@dataclass(frozen=True)
+class Url:
+    """One URL in rendered HTML."""
+
+    renderer: str
+    tag: str
+    attribute: str
+    value: str
+
+    @property
+    def host(self) -> str | None:
+        """The host a browser would contact, or None when it would not (or stays on-site)."""
+        try:
+            url = ada_url.URL(self.value.strip(), base=CHAT_ORIGIN)
+        except ValueError:
+            return None
+        host = str(url.hostname).rstrip(".")
+        return None if host == "chat.example" or not host else host
+
+    @property
+    def decoded(self) -> str:
+        """The value with entities and percent-escapes decoded (twice), for data checks."""
+        return unquote(unquote(unescape(self.value)))
+
+
+def urls(html: str, renderer: str) -> Iterator[Url]:
+    """Every fetched URL and every link in `html`."""
+    for token in HTMLTokenizer(html):
+        if _TYPES.get(token["type"]) not in ("StartTag", "EmptyTag"):
+            continue
+        tag = str(token["name"]).lower()
+        data = token.get("data") or {}
+        for name, value in data.items() if isinstance(data, dict) else data:
+            yield from _attribute_urls(renderer, tag, str(name).lower(), str(value))
+
+
+def _attribute_urls(renderer: str, tag: str, name: str, value: str) -> Iterator[Url]:
+    if name == "style":
+        for found in _CSS_URL.findall(value):
+            yield Url(renderer, tag, "style", found)
+    elif (tag, name) in FETCHED or (tag, name) in LINKS:
+        values = (
+            [c.split()[0] for c in value.split(",") if c.strip()] if "srcset" in name else [value]
+        )
+        for item in values:
+            yield Url(renderer, tag, name, item)
+
+
+def render_all(text: str) -> Iterator[Url]:
+    """Render `text` with every renderer and yield the URLs each one produced."""
+    for name, render in RENDERERS.items():
+        yield from urls(render(text), name)
+
+
+def is_fetched(url: Url) -> bool:
+    """True when the browser fetches `url` while rendering (as opposed to a link)."""
+    return (url.tag, url.attribute) in FETCHED or url.attribute == "style"

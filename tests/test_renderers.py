@@ -1,0 +1,60 @@
+"""Safe under any renderer: render sanitised output with five renderers and look.
+
+Each attack case is also rendered *before* sanitising, to show the check can fail.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from attacks import ROOT, transcript_payloads, violations
+from conftest import policy_for
+from fixture_files import Case, all_cases
+
+from rendersafe import Sanitizer
+
+CASES = all_cases()
+ATTACKS = [c for c in CASES if not c.benign]
+
+
+def _check(case: Case, text: str) -> list[str]:
+    policy = policy_for(case.path.parent)
+    image_hosts = list(policy.allowed_image_hosts)
+    if policy.image_proxy is not None:
+        image_hosts.append("chat.example.com")
+    return violations(text, image_hosts=image_hosts, trusted_hosts=policy.trusted_link_hosts)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_sanitised_output_is_safe_in_every_renderer(case: Case) -> None:
+    assert _check(case, case.expected) == []
+
+
+def test_unsanitised_attacks_do_leak() -> None:
+    """The checker is not blind: most raw attack inputs leak in some renderer."""
+    leaking = [c for c in ATTACKS if _check(c, c.input)]
+    assert len(leaking) >= 0.8 * len(ATTACKS), [c.id for c in ATTACKS if c not in leaking]
+
+
+def _transcript_replies() -> list[tuple[str, str, str]]:
+    replies = []
+    for path in sorted((ROOT / "fixtures" / "transcripts").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            reply = record["messages"][-1]["content"]
+            replies.append((record["id"], record["label"], reply))
+    return replies
+
+
+@pytest.mark.parametrize(("conv", "label", "reply"), _transcript_replies())
+def test_transcript_replies(conv: str, label: str, reply: str) -> None:
+    result = Sanitizer().run(reply, context={"conversation_id": conv})
+    if label == "honest":
+        assert result.text == reply
+        assert result.findings == ()
+    else:
+        assert result.findings
+        assert all(f.context == {"conversation_id": conv} for f in result.findings)
+        assert violations(result.text, payloads=transcript_payloads()) == []
+        assert violations(reply, payloads=transcript_payloads()) != []
