@@ -62,6 +62,9 @@ _HEX = re.compile(r"[0-9A-Fa-f]+")
 _UNRESERVED_ESCAPE = re.compile(r"%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[DEde]|5[Ff]|7[Ee])")
 _NESTED = re.compile(r"(?:https?:|ftp:)?[/\\]{2}[^/\\\s]|https?:[/\\]|www\.", re.IGNORECASE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
+# What some sites base64-encode on purpose: a GUID (Teams), a short random password
+# (Zoom's `pwd=`). An identifier is not a leaked conversation.
+_IDENTIFIER = re.compile(r"[0-9A-Fa-f-]+|[A-Za-z0-9+/_-]{1,23}={0,2}")
 
 
 def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
@@ -85,9 +88,13 @@ def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
         if value and SECRET_NAMES.fullmatch(name):
             reasons.add(Reason.SECRET_PATTERN)
     for segment in parts.path.split("/"):
-        reasons |= _value_reasons(unquote(segment), th, query=False)
-    for name, value in _query_pairs(parts.fragment):
-        reasons |= _value_reasons(value or name, th, query=True)
+        # `+` is a space only in a query, but prose glued with `+` is prose anywhere.
+        reasons |= _value_reasons(unquote(segment.replace("+", "%20")), th, query=False)
+    fragment = parts.fragment.removeprefix("#")
+    if fragment:
+        reasons |= _value_reasons(unquote_plus(fragment), th, query=True)
+        for name, value in _query_pairs(fragment):
+            reasons |= _value_reasons(value, th, query=True)
     return reasons
 
 
@@ -127,7 +134,7 @@ def _value_reasons(value: str, th: Thresholds, *, query: bool) -> set[Reason]:
     words = len(value.split())
     if words >= th.text_words or (len(value) >= th.text_chars and words >= 3):
         reasons.add(Reason.URLENCODED_TEXT)
-    if len(_NON_ASCII_LETTER.findall(value)) >= th.text_chars // 3:
+    if len(_NON_ASCII_LETTER.findall(value)) >= th.non_ascii_chars:
         reasons.add(Reason.URLENCODED_TEXT)
     if query and len(value) >= th.entropy_chars and _entropy(value) >= th.entropy_bits:
         reasons.add(Reason.HIGH_ENTROPY_TOKEN)
@@ -142,9 +149,24 @@ def _run_reasons(text: str, th: Thresholds) -> set[Reason]:
             continue
         if _HEX.fullmatch(run) and _is_text(_unhex(run), th):
             reasons.add(Reason.ENCODED_HEX)
-        elif any(_is_text(_unbase64(run[i:]), th) for i in range(4)):
+        elif _base64_text(run, th):
             reasons.add(Reason.ENCODED_BASE64)
     return reasons
+
+
+def _base64_text(run: str, th: Thresholds) -> bool:
+    """Does `run` decode to text at some alignment?
+
+    `-` and `_` are base64url characters but also join the words of an ID
+    (`meeting_<base64 GUID>`): when the run has such parts, a long part must decode
+    to text on its own.
+    """
+    if not any(_is_text(_unbase64(run[i:]), th) for i in range(4)):
+        return False
+    parts = [p for p in re.split(r"[-_]", run) if len(p) >= th.min_encoded_chars]
+    if "-" not in run and "_" not in run or not parts:
+        return True
+    return any(_is_text(_unbase64(p[i:]), th) for p in parts for i in range(4))
 
 
 def _unhex(run: str) -> bytes:
@@ -164,6 +186,7 @@ def _unbase64(run: str) -> bytes:
 
 
 def _is_text(data: bytes, th: Thresholds) -> bool:
+    """Did a run decode to text (not random bytes, and not just another identifier)?"""
     if len(data) < th.min_decoded_bytes:
         return False
     try:
@@ -172,7 +195,7 @@ def _is_text(data: bytes, th: Thresholds) -> bool:
         printable = sum(1 for b in data if 0x20 <= b < 0x7F or b in (9, 10, 13))
         return printable / len(data) >= th.printable_ratio
     printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
-    return printable / len(text) >= th.printable_ratio
+    return printable / len(text) >= th.printable_ratio and not _IDENTIFIER.fullmatch(text)
 
 
 def _entropy(text: str) -> float:

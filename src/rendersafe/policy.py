@@ -38,7 +38,7 @@ class Thresholds(BaseModel):
         12, ge=4, description="Decoded runs shorter than this are ignored."
     )
     printable_ratio: float = Field(
-        0.85, gt=0, le=1, description="Share of printable bytes that marks a decoded run as text."
+        0.9, gt=0, le=1, description="Share of printable bytes that marks a decoded run as text."
     )
     percent_escapes: int = Field(
         6, ge=1, description="Percent-escapes of plain ASCII letters/digits that mark smuggling."
@@ -48,6 +48,9 @@ class Thresholds(BaseModel):
     )
     text_chars: int = Field(
         100, ge=16, description="A decoded value this long with spaces is prose."
+    )
+    non_ascii_chars: int = Field(
+        24, ge=4, description="A decoded value with this many non-ASCII characters is prose."
     )
     entropy_chars: int = Field(
         48, ge=16, description="Shortest query/fragment token checked for high entropy."
