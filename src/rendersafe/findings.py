@@ -88,6 +88,8 @@ with warnings.catch_warnings():
         `line` and `column` are 1-based and point into the text that was sanitised;
         `start` and `end` are the character offsets of the changed span. `url` is a
         redacted form of the URL (values replaced by their length), never the URL itself.
+        `recheck` findings come from re-checking the output (an edit exposed another
+        construct); their positions point into the text after the earlier edits.
         """
 
         model_config = ConfigDict(frozen=True, extra="forbid")
@@ -103,6 +105,7 @@ with warnings.catch_warnings():
         url: str | None = None
         detail: str | None = None
         detector: Literal["markdown", "lexical"] = "markdown"
+        recheck: bool = False
         context: dict[str, str] = Field(default_factory=dict)
 
         def summary(self) -> str:

@@ -1,5 +1,11 @@
 """Raw HTML behind one seam: judge a fragment, and clean it only when it must change.
 
+A fragment must change when it has a dangerous tag (DANGEROUS_TAGS), an attribute
+that fetches, scripts, restyles or clobbers (DANGEROUS_ATTRIBUTES, `on*`), or a URL
+rendersafe's judge refuses. Otherwise it passes byte for byte (`<kbd>`, `<br>`,
+`<p align=center>`, `<Ctrl>`). When it must change, bleach rewrites it with the
+tight allowlist below, which drops every other tag and attribute too.
+
 This is the only module that knows bleach. bleach is end-of-life (June 2026); to
 move to nh3, reimplement `elements()` and `clean()` here and nothing else changes.
 
@@ -55,6 +61,15 @@ DANGEROUS_TAGS = frozenset(
     }
 ) - ALLOWED_TAGS  # fmt: skip
 URL_ATTRIBUTES = frozenset({"href", "src"})
+# Attributes that fetch, run script, restyle or clobber the page's DOM. Any other
+# attribute is inert: it triggers no cleaning, though cleaning drops it.
+DANGEROUS_ATTRIBUTES = frozenset(
+    {
+        "action", "archive", "background", "cite", "codebase", "data", "dynsrc", "form",
+        "formaction", "href", "icon", "id", "longdesc", "lowsrc", "manifest", "name", "ping",
+        "poster", "src", "srcdoc", "srcset", "style", "usemap", "xlink:href", "xmlns",
+    }
+)  # fmt: skip
 _RAW_TEXT_ELEMENT = re.compile(
     r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
 )
@@ -112,7 +127,9 @@ def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[st
     for item in elements(fragment):
         if isinstance(item, Reason):
             problems.append(Problem("", None, None, (item,)))
-        elif item.tag in DANGEROUS_TAGS or (item.tag not in ALLOWED_TAGS and item.attributes):
+        elif item.tag in DANGEROUS_TAGS or (
+            item.tag not in ALLOWED_TAGS and any(map(_dangerous, item.attributes))
+        ):
             problems.append(Problem(item.tag, None, None, (Reason.HTML_TAG_NOT_ALLOWED,)))
         elif item.tag in ALLOWED_TAGS and not item.end:
             problems.extend(_attribute_problems(item, check, rewrites))
@@ -125,13 +142,19 @@ def _attribute_problems(
     allowed = ALLOWED_ATTRIBUTES.get(element.tag, _NONE)
     for name, value in element.attributes.items():
         if name not in allowed:
-            yield Problem(element.tag, name, None, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,))
+            if _dangerous(name):
+                yield Problem(element.tag, name, None, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,))
         elif name in URL_ATTRIBUTES:
             outcome = check(element.tag, name, value)
             if isinstance(outcome, str):
                 rewrites[(element.tag, value)] = outcome
             elif outcome:
                 yield Problem(element.tag, name, value, outcome)
+
+
+def _dangerous(attribute: str) -> bool:
+    name = attribute.lower()
+    return name in DANGEROUS_ATTRIBUTES or name.startswith("on") or ":" in name
 
 
 def clean(

@@ -11,13 +11,14 @@ already removed is skipped; what it kept is judged again under these readings.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .context import Pass, Regions
 from .edits import Edit, Keep
-from .findings import Action, Construct
+from .findings import Action, Construct, Reason
 from .labels import label_keys
 from .urls import INVISIBLE, Role, Verdict
 
@@ -27,6 +28,7 @@ __all__ = ["Bracket", "backstop", "scan_brackets"]
 WINDOW = 4096
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
+_REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
 _TITLE = re.compile(r"""\s+(?:"[^"]*"?|'[^']*'?|\([^)]*\)?)\s*$""")
 _DEFINITION = re.compile(
@@ -54,6 +56,7 @@ _BARE = re.compile(
     re.IGNORECASE,
 )
 _TRAILING = ".,:;!?*_~'\""
+_HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +199,9 @@ def _destinations(text: str, pos: int) -> tuple[list[str], int]:
     match = _READING_A.match(text, start, line_end)
     first = match.group() if match else ""
     paren = _closing_paren(text, start, line_end)
-    if paren < 0:  # unclosed: only what a self-healing renderer would close
-        return [first] if first else [], start + len(first)
+    if paren < 0:  # unclosed: only a remote URL a self-healing renderer would close
+        remote = _REMOTE.match(html.unescape(first))
+        return [first] if remote else [], start + len(first)
     second = _TITLE.sub("", text[start:paren]).strip()
     return [r for r in dict.fromkeys((first, second)) if r], paren + 1
 
@@ -220,10 +224,24 @@ def _closing_paren(text: str, start: int, end: int) -> int:
     return text.find(")", start, end)
 
 
+def _judge(ps: Pass, raw: str, role: Role) -> Verdict | None:
+    """The verdict on a lenient reading, or None when it may stay.
+
+    A URL no browser can parse fetches nothing, and a relative image only reaches
+    the chat's own origin: in a reading markdown-it does not share, neither alone
+    is a reason to change the text.
+    """
+    verdict = ps.judge.judge(raw, role, decode_entities=True)
+    if verdict.action != "drop" or set(verdict.reasons) <= _HARMLESS:
+        return None
+    return verdict
+
+
 def _worst(ps: Pass, readings: list[str], role: Role) -> Verdict | None:
+    """The first reading that must go."""
     for reading in readings:
-        verdict = ps.judge.judge(reading, role, decode_entities=True)
-        if verdict.action == "drop":
+        verdict = _judge(ps, reading, role)
+        if verdict is not None:
             return verdict
     return None
 
@@ -264,10 +282,8 @@ def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
         pos = match.start(1) - 1
         url = match.group(2).strip("<>")
         keys = label_keys(match.group(1))
-        image = ps.judge.judge(url, Role.IMAGE, decode_entities=True)
-        link = ps.judge.judge(url, Role.LINK, decode_entities=True)
-        image_bad = image if image.action == "drop" else None
-        link_bad = link if link.action == "drop" else None
+        image_bad = _judge(ps, url, Role.IMAGE)
+        link_bad = _judge(ps, url, Role.LINK)
         if pos in ast_definitions or pos in ps.claimed:
             if pos not in ps.claimed:  # the Markdown pass kept it
                 yield _Definition(pos, keys, image_bad, link_bad)
@@ -333,8 +349,8 @@ def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:
         value = match.group(2).strip("\"'")
         role = Role.LINK if name in _LINK_ATTRIBUTES else Role.IMAGE
         for url in _attribute_urls(name, value):
-            verdict = ps.judge.judge(url, role, decode_entities=True)
-            if verdict.action == "drop":
+            verdict = _judge(ps, url, role)
+            if verdict is not None:
                 return verdict
     return None
 
@@ -357,8 +373,8 @@ def _bare_urls(ps: Pass) -> None:
         pos = start + max(len(url), 1)
         if not url or start in ps.code or start in ps.claimed:
             continue
-        verdict = ps.judge.judge(_absolute(url), Role.LINK, decode_entities=True)
-        if verdict.action == "drop":
+        verdict = _judge(ps, _absolute(url), Role.LINK)
+        if verdict is not None:
             edit = Edit(start, start + len(url), ps.link_parts(None))
             ps.change(edit, Construct.BARE_URL, Action.REMOVED, verdict.reasons,
                       verdict=verdict, detector="lexical")  # fmt: skip

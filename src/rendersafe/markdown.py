@@ -34,6 +34,7 @@ from .urls import Role, Verdict
 __all__ = ["mark_regions", "parse", "walk"]
 
 _FIND_MODE = frozenset({"th_open", "td_open", "heading_open"})
+_LIST_DEPTH = MappingProxyType({"list_item_open": 1, "list_item_close": -1})
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -72,13 +73,13 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
     """Sweep 1: record code and raw-HTML regions; return the offset maps built on the way."""
     maps: Maps = {}
     cursors: dict[int, int] = {}
+    in_list = 0
     for i, token in enumerate(tokens):
+        in_list += _LIST_DEPTH.get(token.type, 0)
         if token.map is None:
             continue
         start, end = _block_span(ps, token.map)
-        if token.type == "code_block" or (
-            token.type == "fence" and _closed(ps, token.map, token.markup)
-        ):
+        if _is_code(ps, token, in_list > 0):
             ps.code.add(start, end)
         elif token.type == "html_block":
             ps.html.add(start, end)
@@ -92,6 +93,14 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
             maps[id(token)] = where
             _mark_inline(ps, token.children or [], where)
     return maps
+
+
+def _is_code(ps: Pass, token: Token, in_list: bool) -> bool:
+    """Code every renderer agrees is code. python-markdown renders an unclosed fence,
+    and an indented block inside a list item (it indents lists by 4), as Markdown."""
+    if token.type == "code_block":
+        return not in_list
+    return token.type == "fence" and token.map is not None and _closed(ps, token.map, token.markup)
 
 
 def _closed(ps: Pass, lines: list[int], markup: str) -> bool:

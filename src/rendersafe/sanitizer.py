@@ -74,15 +74,17 @@ class Sanitizer:
     def _settle(self, text: str, context: dict[str, str]) -> Result:
         findings: list[Finding] = []
         current = text
-        for _ in range(MAX_PASSES):
-            output, found = self._pass(current, context)
+        for number in range(MAX_PASSES):
+            output, found = self._pass(current, context, recheck=number > 0)
             if not found:
                 return Result(text=current, findings=tuple(findings))
             findings.extend(found)
             current = output
         raise SanitizeError(f"output still changing after {MAX_PASSES} passes; refusing to emit it")
 
-    def _pass(self, text: str, context: dict[str, str]) -> tuple[str, list[Finding]]:
+    def _pass(
+        self, text: str, context: dict[str, str], *, recheck: bool = False
+    ) -> tuple[str, list[Finding]]:
         normal = _Normalised(text)
         ps = Pass(self.policy, self._judge, self._markers, Source.of(normal.text))
         tokens = parse(self._md, normal.text)
@@ -94,7 +96,7 @@ class Sanitizer:
             return text, []
         edits = [normal.edit(e) for e in ps.edits]
         output = splice(text, edits, self._markers.conflict)
-        return output, [_finding(ps, normal, note, context) for note in ps.notes]
+        return output, [_finding(ps, normal, note, context, recheck) for note in ps.notes]
 
 
 class _Normalised:
@@ -133,7 +135,9 @@ def _crlf_positions(text: str) -> list[int]:
     return positions
 
 
-def _finding(ps: Pass, normal: _Normalised, note: Note, context: dict[str, str]) -> Finding:
+def _finding(
+    ps: Pass, normal: _Normalised, note: Note, context: dict[str, str], recheck: bool
+) -> Finding:
     line = ps.source.line_of(note.start)
     return Finding(
         construct=note.construct,
@@ -147,6 +151,7 @@ def _finding(ps: Pass, normal: _Normalised, note: Note, context: dict[str, str])
         url=redact(note.url.url) if note.url is not None else None,
         detail=note.detail,
         detector=note.detector,
+        recheck=recheck,
         context=context,
     )
 

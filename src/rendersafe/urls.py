@@ -134,6 +134,8 @@ class UrlJudge:
         return verdict
 
     def _judge_image(self, url: ParsedUrl) -> Verdict:
+        if not url.raw.strip():
+            return _keep(url)  # an empty src fetches nothing
         if url.href is None:
             return _drop(url, Reason.UNPARSEABLE_URL)
         if url.scheme == "data":

