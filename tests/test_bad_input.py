@@ -76,9 +76,12 @@ def test_floods_finish_unchanged(text: str) -> None:
 
 
 def test_url_flood_is_one_long_url() -> None:
+    """A bare URL is read up to 4 KB: the flood's head is one long URL, the rest is
+    no longer at a place where any renderer starts a link."""
     result = S.run("http://" * 30_000)
-    assert result.text == "\\[link removed\\]"
+    assert result.text.startswith("\\[link removed\\]")
     assert Reason.LONG_URL in result.findings[0].reasons
+    assert S.run(result.text).text == result.text
 
 
 def test_ten_thousand_nested_brackets() -> None:

