@@ -9,15 +9,52 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
 PAYLOAD = "VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZlcyBhdCAxMiBFbG0gU3Q="
-WORDS = (
-    "the a function returns value when you call it with async await list dict server "
-    "request response client error handling retry timeout config file path module import "
-    "test coverage database query index cache memory thread process event loop stream"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "function",
+    "returns",
+    "value",
+    "when",
+    "you",
+    "call",
+    "it",
+    "with",
+    "async",
+    "await",
+    "list",
+    "dict",
+    "server",
+    "request",
+    "response",
+    "client",
+    "error",
+    "handling",
+    "retry",
+    "timeout",
+    "config",
+    "file",
+    "path",
+    "module",
+    "import",
+    "test",
+    "coverage",
+    "database",
+    "query",
+    "index",
+    "cache",
+    "memory",
+    "thread",
+    "process",
+    "event",
+    "loop",
+    "stream",
+]
 LINKS = [
     "https://docs.python.org/3/library/asyncio-task.html#asyncio.gather",
     "https://github.com/encode/httpx/blob/a94a8fe5ccb19ba61c4c0873d391e987982fbbd3/httpx/_client.py#L120",
@@ -47,29 +84,55 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def _block(rng: random.Random) -> str:
-    kind = rng.random()
-    if kind < 0.45:
-        return " ".join(_sentence(rng) for _ in range(rng.randint(2, 6)))
-    if kind < 0.6:
-        return "\n".join(f"- {_sentence(rng)}" for _ in range(rng.randint(2, 6)))
-    if kind < 0.72:
-        lines = [
-            f"    result = {rng.choice(WORDS)}({rng.choice(WORDS)}, retries={i})"
-            for i in range(rng.randint(3, 12))
-        ]
-        return "```python\n" + "\n".join(line.strip() for line in lines) + "\n```"
-    if kind < 0.8:
-        rows = [
-            f"| {rng.choice(WORDS)} | {rng.randint(1, 999)} | {_sentence(rng)} |"
-            for _ in range(rng.randint(2, 8))
-        ]
-        return "| name | count | notes |\n|---|---:|---|\n" + "\n".join(rows)
-    if kind < 0.88:
-        return f"## {rng.choice(WORDS).title()} {rng.choice(WORDS)}"
-    if kind < 0.95:
-        return "> " + _sentence(rng)
+def _prose(rng: random.Random) -> str:
+    return " ".join(_sentence(rng) for _ in range(rng.randint(2, 6)))
+
+
+def _bullets(rng: random.Random) -> str:
+    return "\n".join(f"- {_sentence(rng)}" for _ in range(rng.randint(2, 6)))
+
+
+def _code(rng: random.Random) -> str:
+    lines = [f"result = {rng.choice(WORDS)}({rng.choice(WORDS)}, retries={i})" for i in range(12)]
+    return "```python\n" + "\n".join(lines[: rng.randint(3, 12)]) + "\n```"
+
+
+def _table(rng: random.Random) -> str:
+    rows = [
+        f"| {rng.choice(WORDS)} | {rng.randint(1, 999)} | {_sentence(rng)} |"
+        for _ in range(rng.randint(2, 8))
+    ]
+    return "| name | count | notes |\n|---|---:|---|\n" + "\n".join(rows)
+
+
+def _heading(rng: random.Random) -> str:
+    return f"## {rng.choice(WORDS).title()} {rng.choice(WORDS)}"
+
+
+def _quote(rng: random.Random) -> str:
+    return "> " + _sentence(rng)
+
+
+def _html(rng: random.Random) -> str:
     return f"Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, then see <{rng.choice(LINKS)}>."
+
+
+# Block makers and their relative frequency in an answer.
+BLOCKS = (
+    (_prose, 45),
+    (_bullets, 15),
+    (_code, 12),
+    (_table, 8),
+    (_heading, 8),
+    (_quote, 7),
+    (_html, 5),
+)
+
+
+def _block(rng: random.Random) -> str:
+    makers, weights = zip(*BLOCKS, strict=True)
+    maker: Callable[[random.Random], str] = rng.choices(makers, weights)[0]
+    return maker(rng)
 
 
 def reply(rng: random.Random, attack: bool) -> str:

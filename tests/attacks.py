@@ -72,7 +72,7 @@ def _problems(
             found.append(f"fetches {host} {where}")
     if url.value.strip().lower().startswith(("javascript:", "vbscript:")):
         found.append(f"script URL {where}")
-    if host is None or not host_matches(host, trusted):
-        if any(p in url.decoded or p in url.value for p in payloads):
-            found.append(f"carries planted data {where}")
+    trusted_host = host is not None and host_matches(host, trusted)
+    if not trusted_host and any(p in url.decoded or p in url.value for p in payloads):
+        found.append(f"carries planted data {where}")
     return found

@@ -8,8 +8,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from rendersafe import Policy, Sanitizer  # noqa: E402
-from rendersafe.config import policy_from_toml  # noqa: E402
+from rendersafe import Policy, Sanitizer
+from rendersafe.config import policy_from_toml
 
 
 @functools.cache

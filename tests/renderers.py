@@ -52,7 +52,7 @@ def _python_markdown(text: str) -> str:
     (README, "Limits"), so fenced replies are rendered with the extension on.
     """
     fenced = any(t.type == "fence" for t in _mdit.parse(text))
-    return pymd.markdown(text, extensions=["fenced_code"] if fenced else [])
+    return str(pymd.markdown(text, extensions=["fenced_code"] if fenced else []))
 
 
 RENDERERS: dict[str, Callable[[str], str]] = {

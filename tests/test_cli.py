@@ -60,20 +60,23 @@ def test_errors_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('allowed_image_hosts = ["github.io"]\n')
     code, _, err = _run("sanitize", "-", "--policy", str(bad))
-    assert code == 2 and "public suffix" in err
+    assert code == 2
+    assert "public suffix" in err
     assert _run("no-such-command")[0] == 2
 
 
 def test_policy_schema_and_check(tmp_path: Path) -> None:
     code, out, _ = _run("policy", "schema")
-    assert code == 0 and "allowed_image_hosts" in json.loads(out)["properties"]
+    assert code == 0
+    assert "allowed_image_hosts" in json.loads(out)["properties"]
     good = tmp_path / "good.toml"
     good.write_text("max_images = 2\n")
     assert _run("policy", "check", str(good))[0] == 0
     bad = tmp_path / "bad.toml"
     bad.write_text('allowed_link_schemes = ["javascript"]\n')
     code, _, err = _run("policy", "check", str(bad))
-    assert code == 2 and "never allowed" in err
+    assert code == 2
+    assert "never allowed" in err
 
 
 def test_console_script_runs() -> None:

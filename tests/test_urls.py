@@ -17,7 +17,7 @@ JUDGE = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com", "example.org"]))
         ("https://cdn.example.com\\@evil.example/", "cdn.example.com"),
         ("//evil.example/x", "evil.example"),
         ("HTTPS://EVIL.EXAMPLE/x", "evil.example"),
-        ("https://ＥＶＩＬ.example/", "evil.example"),
+        ("https://\uff25\uff36\uff29\uff2c.example/", "evil.example"),  # full-width
         ("https://evil.example./x", "evil.example"),
         ("https://münchen.example/", "xn--mnchen-3ya.example"),
         ("http://2130706433/", "127.0.0.1"),
@@ -40,7 +40,8 @@ def test_entities_are_decoded_only_when_asked() -> None:
 def test_relative_urls_have_no_host() -> None:
     for raw in ("/a.png", "a.png", "./x", "#top", "?q=1"):
         url = parse_url(raw)
-        assert url.relative and url.host == ""
+        assert url.relative
+        assert url.host == ""
 
 
 def test_unparseable_url() -> None:

@@ -69,19 +69,7 @@ _IDENTIFIER = re.compile(r"[0-9A-Fa-f-]+|[A-Za-z0-9+/_-]{1,23}={0,2}")
 
 def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
     """Return the reasons to believe `parts` carries encoded data (empty: none)."""
-    reasons: set[Reason] = set()
-    if len(parts.href) > th.max_url_chars:
-        reasons.add(Reason.LONG_URL)
-    if parts.username or parts.password:
-        reasons.add(Reason.USERINFO)
-    if _subdomain_carries_data(parts.subdomain, th):
-        reasons.add(Reason.SUBDOMAIN_DATA)
-    tail = parts.path + parts.query + parts.fragment
-    if len(_UNRESERVED_ESCAPE.findall(tail)) >= th.percent_escapes:
-        reasons.add(Reason.PERCENT_ENCODED_RUN)
-    decoded_tail = unquote(tail)
-    if SECRET_PATTERNS.search(decoded_tail):
-        reasons.add(Reason.SECRET_PATTERN)
+    reasons = _whole_url_reasons(parts, th)
     for name, value in _query_pairs(parts.query):
         reasons |= _value_reasons(value, th, query=True)
         reasons |= _value_reasons(name, th, query=True)
@@ -93,8 +81,24 @@ def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
     fragment = parts.fragment.removeprefix("#")
     if fragment:
         reasons |= _value_reasons(unquote_plus(fragment), th, query=True)
-        for name, value in _query_pairs(fragment):
+        for _name, value in _query_pairs(fragment):
             reasons |= _value_reasons(value, th, query=True)
+    return reasons
+
+
+def _whole_url_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
+    reasons: set[Reason] = set()
+    if len(parts.href) > th.max_url_chars:
+        reasons.add(Reason.LONG_URL)
+    if parts.username or parts.password:
+        reasons.add(Reason.USERINFO)
+    if _subdomain_carries_data(parts.subdomain, th):
+        reasons.add(Reason.SUBDOMAIN_DATA)
+    tail = parts.path + parts.query + parts.fragment
+    if len(_UNRESERVED_ESCAPE.findall(tail)) >= th.percent_escapes:
+        reasons.add(Reason.PERCENT_ENCODED_RUN)
+    if SECRET_PATTERNS.search(unquote(tail)):
+        reasons.add(Reason.SECRET_PATTERN)
     return reasons
 
 
@@ -164,7 +168,7 @@ def _base64_text(run: str, th: Thresholds) -> bool:
     if not any(_is_text(_unbase64(run[i:]), th) for i in range(4)):
         return False
     parts = [p for p in re.split(r"[-_]", run) if len(p) >= th.min_encoded_chars]
-    if "-" not in run and "_" not in run or not parts:
+    if ("-" not in run and "_" not in run) or not parts:
         return True
     return any(_is_text(_unbase64(p[i:]), th) for p in parts for i in range(4))
 

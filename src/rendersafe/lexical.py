@@ -30,10 +30,10 @@ _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
-_TITLE = re.compile(r"""\s+(?:"[^"]*"?|'[^']*'?|\([^)]*\)?)\s*$""")
+_TITLE = re.compile(r"""\s+["'(]""")
 _DEFINITION = re.compile(
-    r"^[ \t>]*(?:(?:[*+-]|\d{1,9}[.)])[ \t]+)?[ \t>]*"
-    r"\[((?:\\.|[^\\\[\]\n]){1,999})\]:[ \t]*\n?[ \t>]*(<[^>\n]*>?|\S+)",
+    r"^(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]+(?>[ \t>]*))?"
+    r"\[((?:\\.|[^\\\[\]\n]){1,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
     re.MULTILINE,
 )
 _TAG_START = re.compile(r"<[a-zA-Z]")
@@ -205,7 +205,8 @@ def _destinations(text: str, pos: int) -> tuple[list[str], int]:
     if paren < 0:  # unclosed: only a remote URL a self-healing renderer would close
         remote = _REMOTE.match(html.unescape(first))
         return [first] if remote else [], start + len(first)
-    second = _TITLE.sub("", text[start:paren]).strip()
+    title = _TITLE.search(text, start, paren)
+    second = text[start : title.start() if title else paren].strip()
     return [r for r in dict.fromkeys((first, second)) if r], paren + 1
 
 

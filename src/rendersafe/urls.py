@@ -148,6 +148,9 @@ class UrlJudge:
             return _verdict(url, reasons)
         if url.scheme not in _IMAGE_SCHEMES:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
+        return self._judge_remote_image(url)
+
+    def _judge_remote_image(self, url: ParsedUrl) -> Verdict:
         if self._signed_by_proxy(url):
             return _keep(url)
         reasons = self._data(url) | self._nested_for_image(url)
