@@ -73,6 +73,7 @@ DANGEROUS_ATTRIBUTES = frozenset(
 _RAW_TEXT_ELEMENT = re.compile(
     r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
 )
+_PLAIN_TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)\s*/?>")
 _SINGLE_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)\b[^<]*>", re.DOTALL)
 _NONE: frozenset[str] = frozenset()
 _TOKEN_TYPES = {value: name for name, value in constants.tokenTypes.items()}
@@ -124,6 +125,9 @@ def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[st
     """
     problems: list[Problem] = []
     rewrites: dict[tuple[str, str], str] = {}
+    plain = _PLAIN_TAG.fullmatch(fragment)
+    if plain and plain.group(1).lower() not in DANGEROUS_TAGS:
+        return problems, rewrites  # `<kbd>`, `</b>`, `<br/>`: nothing to judge
     for item in elements(fragment):
         if isinstance(item, Reason):
             problems.append(Problem("", None, None, (item,)))
