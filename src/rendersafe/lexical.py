@@ -165,15 +165,22 @@ def _inline_construct(ps: Pass, bracket: Bracket) -> None:
     readings, end = _destinations(ps.source.text, bracket.close + 2)
     image = bracket.bang >= 0
     verdict = _worst(ps, readings, Role.IMAGE if image else Role.LINK)
-    if verdict is None:
-        return
+    if verdict is not None:
+        _neutralise(ps, bracket, end, verdict, reference=False)
+
+
+def _neutralise(ps: Pass, bracket: Bracket, end: int, verdict: Verdict, *, reference: bool) -> None:
+    """Replace a bracket construct ending at `end`: an image by its alt text and the
+    marker, a link by its text."""
     label = Keep(bracket.open + 1, bracket.close)
-    if image:
+    if bracket.bang >= 0:
         edit = Edit(bracket.bang, end, ps.image_parts(label))
-        construct, action = Construct.IMAGE, Action.REMOVED
+        construct = Construct.REFERENCE_IMAGE if reference else Construct.IMAGE
+        action = Action.REMOVED
     else:
         edit = Edit(bracket.open, end, ps.link_parts(label))
-        construct, action = Construct.LINK, Action.UNLINKED
+        construct = Construct.REFERENCE_LINK if reference else Construct.LINK
+        action = Action.UNLINKED
     ps.change(edit, construct, action, verdict.reasons, verdict=verdict, detector="lexical")
 
 
@@ -312,20 +319,12 @@ def _use(ps: Pass, bracket: Bracket, pairs: list[Bracket], found: list[_Definiti
                 if (d.image_bad if image else d.link_bad)), None)  # fmt: skip
     if bad is None:
         return
-    text = ps.source.text
     end = bracket.close + 1
-    if text.startswith("[", end):
+    if ps.source.text.startswith("[", end):
         second = _pair_at(pairs, end)
         if second is not None:
             end = second.close + 1
-    label = Keep(bracket.open + 1, bracket.close)
-    if image:
-        edit = Edit(bracket.bang, end, ps.image_parts(label))
-        construct, action = Construct.REFERENCE_IMAGE, Action.REMOVED
-    else:
-        edit = Edit(bracket.open, end, ps.link_parts(label))
-        construct, action = Construct.REFERENCE_LINK, Action.UNLINKED
-    ps.change(edit, construct, action, bad.reasons, verdict=bad, detector="lexical")
+    _neutralise(ps, bracket, end, bad, reference=True)
 
 
 # -- tag-like text and bare URLs ------------------------------------------------------
