@@ -134,3 +134,8 @@ def test_unsettled_output_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("rendersafe.sanitizer.MAX_PASSES", 1)
     with pytest.raises(SanitizeError, match="still changing"):
         Sanitizer().run(EVIL)
+
+
+def test_context_must_map_str_to_str() -> None:
+    with pytest.raises(TypeError, match="context must map str to str"):
+        S.run("x", context={"id": 1})  # type: ignore[dict-item]

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attacks import violations
-from rendersafe import Finding, Sanitizer
+from rendersafe import Construct, Finding, Sanitizer
 
 S = Sanitizer()
 PAYLOAD = "VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZlcyBhdCAxMiBFbG0gU3Q="
@@ -78,6 +78,28 @@ def test_changes_stay_inside_the_findings_spans(text: str) -> None:
     result = S.run(text)
     if not any(f.recheck for f in result.findings):
         _assert_outside_unchanged(text, result.text, list(result.findings))
+
+
+FIRST_CHARACTER = {
+    Construct.IMAGE: "!",
+    Construct.REFERENCE_IMAGE: "!",
+    Construct.LINK: "[",
+    Construct.REFERENCE_LINK: "[",
+    Construct.AUTOLINK: "<",
+    Construct.REFERENCE_DEFINITION: "[",
+}
+
+
+@SETTINGS
+@given(mixed)
+def test_findings_point_at_their_construct(text: str) -> None:
+    """Source spans are exact: a finding starts on the construct's first character."""
+    for finding in S.run(text).findings:
+        expected = FIRST_CHARACTER.get(finding.construct)
+        if expected and not finding.recheck and finding.detail != "unplaced":
+            assert text[finding.start] == expected, (finding, text)
+            line_start = text.rfind("\n", 0, finding.start) + 1
+            assert finding.column == finding.start - line_start + 1
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

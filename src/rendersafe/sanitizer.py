@@ -63,7 +63,7 @@ class Sanitizer:
             )
         if len(text) > self.policy.max_input_chars:
             raise InputTooLargeError(len(text), self.policy.max_input_chars)
-        extra = dict(context or {})
+        extra = _context(context)
         try:
             return self._settle(text, extra)
         except RenderSafeError:
@@ -97,6 +97,13 @@ class Sanitizer:
         edits = [normal.edit(e) for e in ps.edits]
         output = splice(text, edits, self._markers.conflict)
         return output, [_finding(ps, normal, note, context, recheck) for note in ps.notes]
+
+
+def _context(context: Mapping[str, str] | None) -> dict[str, str]:
+    extra = dict(context or {})
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in extra.items()):
+        raise TypeError("context must map str to str, e.g. {'conversation_id': 'c1'}")
+    return extra
 
 
 class _Normalised:
