@@ -151,11 +151,17 @@ def _run_reasons(text: str, th: Thresholds) -> set[Reason]:
         run = match.group()
         if len(run) < th.min_encoded_chars:
             continue
-        if _HEX.fullmatch(run) and _is_text(_unhex(run), th):
+        if _hex_text(run, th):
             reasons.add(Reason.ENCODED_HEX)
         elif _base64_text(run, th):
             reasons.add(Reason.ENCODED_BASE64)
     return reasons
+
+
+def _hex_text(run: str, th: Thresholds) -> bool:
+    """Is `run`, or a `-`/`_`-separated part of it, hex that decodes to text?"""
+    parts = [run] if _HEX.fullmatch(run) else re.split(r"[-_]", run)
+    return any(_HEX.fullmatch(p) and _is_text(_unhex(p), th) for p in parts if p)
 
 
 def _base64_text(run: str, th: Thresholds) -> bool:

@@ -48,16 +48,21 @@ _URL_ATTRIBUTE = re.compile(
 )
 _LINK_ATTRIBUTES = frozenset({"href", "action", "formaction", "ping", "cite", "xlink:href"})
 _CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re.IGNORECASE)
-_BARE = re.compile(
-    r"(?<![\w@/.+-])(?:(?:https?|ftp)://|www\.)[^\s<>\"'`]*"
-    r"|(?<![\w@/.:+-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]"
-    r"(?=[/?#])[^\s<>\"'`]*"
-    r"|(?<![\w.+-])[\w.+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b",
+# Bare URLs as the most generous renderer reads them: marked links `https://` even
+# inside a word, remark links `www.` after any punctuation, linkify-it links a bare
+# `domain.tld/path`. Each pattern runs from where its anchor says the URL starts.
+_URL_TAIL = r"[^\s<>\"'`]*"
+_SCHEME_URL = re.compile(r"(?:https?|ftp)://" + _URL_TAIL, re.IGNORECASE)
+_WWW_URL = re.compile(r"www\." + _URL_TAIL, re.IGNORECASE)
+_DOMAIN_URL = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?=[/?#])" + _URL_TAIL,
     re.IGNORECASE,
 )
-# Where a bare URL can be: cheap to find, then the full pattern runs from there.
+_EMAIL = re.compile(r"[a-z0-9._+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b", re.IGNORECASE)
+_SCHEME_BEFORE = re.compile(r"(?:https?|ftp)\Z", re.IGNORECASE)
 _BARE_ANCHOR = re.compile(r"://|www\.|@|\.[a-zA-Z][a-zA-Z0-9-]{0,62}[/?#]", re.IGNORECASE)
-_URL_HEAD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_")
+_DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+_LOCAL_CHARS = _DOMAIN_CHARS | frozenset("_+")
 _TRAILING = ".,:;!?*_~'\""
 _HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
@@ -372,10 +377,7 @@ def _bare_urls(ps: Pass) -> None:
     for anchor in _BARE_ANCHOR.finditer(text):
         if anchor.start() < pos:
             continue  # inside the previous URL
-        start = anchor.start()
-        while start > 0 and text[start - 1] in _URL_HEAD:
-            start -= 1
-        match = _BARE.match(text, start, anchor.end() + WINDOW)
+        match = _bare_match(text, anchor)
         if match is None:
             continue
         # `](` ends a bare URL for us: what follows is a destination judged on its own.
@@ -383,6 +385,23 @@ def _bare_urls(ps: Pass) -> None:
         pos = match.start() + max(len(url), 1)
         if url:
             _bare_url(ps, match.start(), url)
+
+
+def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
+    """The bare URL around `anchor`, read from where that kind of URL starts."""
+    mark, at, limit = anchor.group(), anchor.start(), anchor.end() + WINDOW
+    if mark == "://":
+        scheme = _SCHEME_BEFORE.search(text, max(at - 5, 0), at)
+        return _SCHEME_URL.match(text, scheme.start(), limit) if scheme else None
+    if mark.lower() == "www.":
+        return _WWW_URL.match(text, at, limit)
+    chars = _LOCAL_CHARS if mark == "@" else _DOMAIN_CHARS
+    start = at
+    while start > 0 and text[start - 1] in chars:
+        start -= 1
+    while start < at and text[start] in ".-":
+        start += 1
+    return (_EMAIL if mark == "@" else _DOMAIN_URL).match(text, start, limit)
 
 
 def _bare_url(ps: Pass, start: int, url: str) -> None:

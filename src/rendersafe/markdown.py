@@ -103,16 +103,18 @@ def _is_code(ps: Pass, token: Token, *, nested: bool) -> bool:
     """Code every renderer agrees is code.
 
     python-markdown renders an unclosed fence as Markdown; renderers disagree about
-    indented code inside lists and quotes, and about tabs. Such blocks are left to
-    the lexical pass like any text.
+    indented code inside lists and quotes, about tabs, and about an indented line
+    right after a definition or footnote (CommonMark continues the paragraph). Such
+    blocks are left to the lexical pass like any text.
     """
     if token.map is None:
         return False
     if token.type == "code_block":
-        lines = ps.source.lines[token.map[0] : token.map[1]]
-        return not nested and not any(
-            "\t" in line[: len(line) - len(line.lstrip())] for line in lines
-        )
+        first = token.map[0]
+        after_blank = first == 0 or not ps.source.lines[first - 1].strip()
+        lines = ps.source.lines[first : token.map[1]]
+        tabs = any("\t" in line[: len(line) - len(line.lstrip())] for line in lines)
+        return after_blank and not nested and not tabs
     return token.type == "fence" and _closed(ps, token.map, token.markup)
 
 
@@ -134,9 +136,14 @@ def _mark_inline(ps: Pass, children: list[Token], where: Where) -> None:
     for child in children:
         if child.type in ("code_inline", "html_inline"):
             span = where.span(child.meta.get("span"))
-            regions = ps.code if child.type == "code_inline" else ps.html
-            if span is not None:
-                regions.add(*span)
+            if span is None:
+                continue
+            if child.type == "html_inline":
+                ps.html.add(*span)
+            elif "\n" not in ps.source.text[span[0] : span[1]]:
+                # A code span across lines may cross what another renderer ends the
+                # block at (a lazy continuation): only one-line spans are trusted.
+                ps.code.add(*span)
         elif child.type == "image" and child.children and "label_span" in child.meta:
             _mark_inline(ps, child.children, where.inside(child.meta["label_span"]))
 
