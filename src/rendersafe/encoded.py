@@ -1,16 +1,14 @@
 """Does a URL carry data? Detectors over the parts of one parsed URL.
 
 Each detector looks at one kind of evidence and returns a reason code. The parts
-inspected are the userinfo, long subdomain labels, path segments, query names and
-values, and the fragment, each percent-decoded once. Decoded base64 and hex runs
-count only when they decode to *text*: documentation IDs (commit SHAs, UUIDs,
-Google Docs IDs) decode to random bytes, an exfiltrated chat decodes to prose.
+inspected are the userinfo, subdomain labels, path segments, query names and
+values, and the fragment, each percent-decoded once, and the query values and the
+path segments joined back together (data split into short pieces). What counts as
+encoded text is decided in `decoding`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
 import re
 from collections import Counter
@@ -18,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote, unquote_plus
 
+from .decoding import encoded_runs, is_text, unbase32, unbase64, unhex
 from .findings import Reason
 from .policy import Thresholds
 
@@ -57,32 +56,40 @@ SECRET_NAMES = re.compile(
     r"|session(?:id)?|cookie|private[_-]?key|client[_-]?secret|refresh[_-]?token)",
     re.IGNORECASE,
 )
-_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _UNRESERVED_ESCAPE = re.compile(r"%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[DEde]|5[Ff]|7[Ee])")
 _NESTED = re.compile(r"(?:https?:|ftp:)?[/\\]{2}[^/\\\s]|https?:[/\\]|www\.", re.IGNORECASE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
-# What some sites base64-encode on purpose: a GUID (Teams), a short random password
-# (Zoom's `pwd=`). An identifier is not a leaked conversation.
-_IDENTIFIER = re.compile(r"[0-9A-Fa-f-]+|[A-Za-z0-9+/_-]{1,23}={0,2}")
 
 
 def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
     """Return the reasons to believe `parts` carries encoded data (empty: none)."""
     reasons = _whole_url_reasons(parts, th)
-    for name, value in _query_pairs(parts.query):
+    pairs = list(_query_pairs(parts.query))
+    for name, value in pairs:
         reasons |= _value_reasons(value, th, query=True)
         reasons |= _value_reasons(name, th, query=True)
         if value and SECRET_NAMES.fullmatch(name):
             reasons.add(Reason.SECRET_PATTERN)
-    for segment in parts.path.split("/"):
-        # `+` is a space only in a query, but prose glued with `+` is prose anywhere.
-        reasons |= _value_reasons(unquote(segment.replace("+", "%20")), th, query=False)
+    # `+` is a space only in a query, but prose glued with `+` is prose anywhere.
+    segments = [unquote(s.replace("+", "%20")) for s in parts.path.split("/") if s]
+    for segment in segments:
+        reasons |= _value_reasons(segment, th, query=False)
     fragment = parts.fragment.removeprefix("#")
     if fragment:
         reasons |= _value_reasons(unquote_plus(fragment), th, query=True)
         for _name, value in _query_pairs(fragment):
             reasons |= _value_reasons(value, th, query=True)
+    # Data split into short pieces (one per parameter or path segment) joins up again.
+    reasons |= _joined_reasons("".join(value for _name, value in pairs), th)
+    reasons |= _joined_reasons("".join(segments), th)
+    return reasons
+
+
+def _joined_reasons(joined: str, th: Thresholds) -> set[Reason]:
+    reasons = encoded_runs(joined, th)
+    if len(_NON_ASCII_LETTER.findall(joined)) >= th.non_ascii_chars:
+        reasons.add(Reason.URLENCODED_TEXT)
     return reasons
 
 
@@ -95,9 +102,12 @@ def _whole_url_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
     if _subdomain_carries_data(parts.subdomain, th):
         reasons.add(Reason.SUBDOMAIN_DATA)
     tail = parts.path + parts.query + parts.fragment
-    if len(_UNRESERVED_ESCAPE.findall(tail)) >= th.percent_escapes:
+    once = unquote(tail)
+    # Escapes of plain letters and digits, also double-encoded (`%2568` is `%68`).
+    escapes = len(_UNRESERVED_ESCAPE.findall(tail)) + len(_UNRESERVED_ESCAPE.findall(once))
+    if escapes >= th.percent_escapes:
         reasons.add(Reason.PERCENT_ENCODED_RUN)
-    if SECRET_PATTERNS.search(unquote(tail)):
+    if SECRET_PATTERNS.search(once):
         reasons.add(Reason.SECRET_PATTERN)
     return reasons
 
@@ -142,70 +152,7 @@ def _value_reasons(value: str, th: Thresholds, *, query: bool) -> set[Reason]:
         reasons.add(Reason.URLENCODED_TEXT)
     if query and len(value) >= th.entropy_chars and _entropy(value) >= th.entropy_bits:
         reasons.add(Reason.HIGH_ENTROPY_TOKEN)
-    return reasons | _run_reasons(value, th)
-
-
-def _run_reasons(text: str, th: Thresholds) -> set[Reason]:
-    reasons: set[Reason] = set()
-    for match in _B64_RUN.finditer(text):
-        run = match.group()
-        if len(run) < th.min_encoded_chars:
-            continue
-        if _hex_text(run, th):
-            reasons.add(Reason.ENCODED_HEX)
-        elif _base64_text(run, th):
-            reasons.add(Reason.ENCODED_BASE64)
-    return reasons
-
-
-def _hex_text(run: str, th: Thresholds) -> bool:
-    """Is `run`, or a `-`/`_`-separated part of it, hex that decodes to text?"""
-    parts = [run] if _HEX.fullmatch(run) else re.split(r"[-_]", run)
-    return any(_HEX.fullmatch(p) and _is_text(_unhex(p), th) for p in parts if p)
-
-
-def _base64_text(run: str, th: Thresholds) -> bool:
-    """Does `run` decode to text at some alignment?
-
-    `-` and `_` are base64url characters but also join the words of an ID
-    (`meeting_<base64 GUID>`): when the run has such parts, a long part must decode
-    to text on its own.
-    """
-    if not any(_is_text(_unbase64(run[i:]), th) for i in range(4)):
-        return False
-    parts = [p for p in re.split(r"[-_]", run) if len(p) >= th.min_encoded_chars]
-    if ("-" not in run and "_" not in run) or not parts:
-        return True
-    return any(_is_text(_unbase64(p[i:]), th) for p in parts for i in range(4))
-
-
-def _unhex(run: str) -> bytes:
-    try:
-        return binascii.unhexlify(run[: len(run) // 2 * 2])
-    except binascii.Error:
-        return b""
-
-
-def _unbase64(run: str) -> bytes:
-    body = run.rstrip("=").replace("-", "+").replace("_", "/")
-    body = body[: len(body) // 4 * 4 + (len(body) % 4 if len(body) % 4 != 1 else 0)]
-    try:
-        return base64.b64decode(body + "=" * (-len(body) % 4))
-    except (binascii.Error, ValueError):
-        return b""
-
-
-def _is_text(data: bytes, th: Thresholds) -> bool:
-    """Did a run decode to text (not random bytes, and not just another identifier)?"""
-    if len(data) < th.min_decoded_bytes:
-        return False
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        printable = sum(1 for b in data if 0x20 <= b < 0x7F or b in (9, 10, 13))
-        return printable / len(data) >= th.printable_ratio
-    printable = sum(1 for c in text if c.isprintable() or c in "\t\n\r")
-    return printable / len(text) >= th.printable_ratio and not _IDENTIFIER.fullmatch(text)
+    return reasons | encoded_runs(value, th)
 
 
 def _entropy(text: str) -> float:
@@ -215,25 +162,21 @@ def _entropy(text: str) -> float:
 
 
 def _subdomain_carries_data(subdomain: str, th: Thresholds) -> bool:
-    for label in subdomain.split("."):
-        if len(label) < th.subdomain_label_chars:
-            continue
-        if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", label):
-            continue  # hyphenated words: a project or tenant name
-        if _HEX.fullmatch(label) and _is_text(_unhex(label), th):
-            return True
-        if _is_text(_unbase32(label), th) or _is_text(_unbase64(label), th):
-            return True
-        digits = sum(c.isdigit() for c in label)
-        if digits / len(label) >= 0.15 and _entropy(label) >= 3.8:
-            return True
-    return False
+    """Long labels that decode to text or look random; short labels joined back up."""
+    labels = [label for label in subdomain.split(".") if label]
+    joined = "".join(labels)
+    candidates = [label for label in labels if len(label) >= th.subdomain_label_chars]
+    if len(labels) > 1 and len(joined) >= th.subdomain_label_chars:
+        candidates.append(joined)
+    return any(_label_carries_data(label, th) for label in candidates)
 
 
-def _unbase32(label: str) -> bytes:
-    body = label.upper().rstrip("=")
-    body = body[: len(body) // 8 * 8] if len(body) % 8 in (1, 3, 6) else body
-    try:
-        return base64.b32decode(body + "=" * (-len(body) % 8))
-    except (binascii.Error, ValueError):
-        return b""
+def _label_carries_data(label: str, th: Thresholds) -> bool:
+    if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", label):
+        return False  # hyphenated words: a project or tenant name
+    if _HEX.fullmatch(label) and is_text(unhex(label), th):
+        return True
+    if is_text(unbase32(label), th) or is_text(unbase64(label), th):
+        return True
+    digits = sum(c.isdigit() for c in label)
+    return digits / len(label) >= 0.15 and _entropy(label) >= 3.8

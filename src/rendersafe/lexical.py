@@ -32,14 +32,14 @@ _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
 _TITLE = re.compile(r"""\s+["'(]""")
 _DEFINITION = re.compile(
-    r"^(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]+(?>[ \t>]*))?"
-    r"\[((?:\\.|[^\\\[\]\n]){1,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
+    r"^(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]+(?>[ \t>]*))?(?:\[\^[^\]\n]*\]:[ \t]*)?"
+    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
     re.MULTILINE,
 )
 _TAG_START = re.compile(r"<[a-zA-Z]")
 TAG_WINDOW = 1024
 _TAG = re.compile(
-    r"""<[a-zA-Z][\w:-]*(?:\s+[^\s=>/"']+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
+    r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/"']+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
 )
 _URL_ATTRIBUTE = re.compile(
     r"""(?<![\w-])(src|href|srcset|poster|background|action|formaction|data|lowsrc|dynsrc"""
@@ -51,18 +51,19 @@ _CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re
 # Bare URLs as the most generous renderer reads them: marked links `https://` even
 # inside a word, remark links `www.` after any punctuation, linkify-it links a bare
 # `domain.tld/path`. Each pattern runs from where its anchor says the URL starts.
-_URL_TAIL = r"[^\s<>\"'`]*"
+_URL_TAIL = r"[^\s<>]*"
 _SCHEME_URL = re.compile(r"(?:https?|ftp)://" + _URL_TAIL, re.IGNORECASE)
 _WWW_URL = re.compile(r"www\." + _URL_TAIL, re.IGNORECASE)
 _DOMAIN_URL = re.compile(
-    r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9](?=[/?#])" + _URL_TAIL,
-    re.IGNORECASE,
+    r"(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_][\w-]{0,61}[^\W_](?=[/?#:])" + _URL_TAIL
 )
-_EMAIL = re.compile(r"[a-z0-9._+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b", re.IGNORECASE)
+_EMAIL = re.compile(
+    r"[a-z0-9._+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b(?:[/?#]" + _URL_TAIL + ")?", re.IGNORECASE
+)
 _SCHEME_BEFORE = re.compile(r"(?:https?|ftp)\Z", re.IGNORECASE)
-_BARE_ANCHOR = re.compile(r"://|www\.|@|\.[a-zA-Z][a-zA-Z0-9-]{0,62}[/?#]", re.IGNORECASE)
-_DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
-_LOCAL_CHARS = _DOMAIN_CHARS | frozenset("_+")
+_BARE_ANCHOR = re.compile(r"://|www\.|@|\.[^\W\d_][\w-]{0,62}[/?#:]", re.IGNORECASE)
+_LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+")
+_BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _TRAILING = ".,:;!?*_~'\""
 _HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
@@ -99,7 +100,7 @@ def scan_brackets(ps: Pass) -> list[Bracket]:
     pairs.sort(key=lambda b: b.open)
     for bracket in pairs:
         if bracket.bang >= 0:
-            for key in label_keys(_usage_label(text, bracket, pairs)):
+            for key in _usage(text, bracket, pairs)[0]:
                 ps.image_uses.setdefault(key, bracket.bang)
     return pairs
 
@@ -131,13 +132,22 @@ def _bang(text: str, open_pos: int) -> int:
     return pos if slashes % 2 == 0 else -1
 
 
-def _usage_label(text: str, bracket: Bracket, pairs: list[Bracket]) -> str:
-    nxt = bracket.close + 1
-    if text.startswith("[", nxt):
-        second = _pair_at(pairs, nxt)
-        if second is not None and second.close > nxt + 1:
-            return text[nxt + 1 : second.close]
-    return text[bracket.open + 1 : bracket.close]
+def _usage(text: str, bracket: Bracket, pairs: list[Bracket]) -> tuple[frozenset[str], int]:
+    """The labels a reference use `[a]`, `[a][]` or `[a][b]` may resolve to, and its end.
+
+    python-markdown allows a space or a newline between the two labels, and falls
+    back to the first label when the second is undefined: both are candidates.
+    """
+    keys = label_keys(text[bracket.open + 1 : bracket.close])
+    end = bracket.close + 1
+    gap = _BETWEEN_LABELS.match(text, end)
+    after = gap.end() if gap else end
+    if text.startswith("[", after):
+        second = _pair_at(pairs, after)
+        if second is not None:
+            keys |= label_keys(text[after + 1 : second.close])
+            end = second.close + 1
+    return keys, end
 
 
 def _pair_at(pairs: list[Bracket], open_pos: int) -> Bracket | None:
@@ -283,13 +293,12 @@ def _references(ps: Pass, pairs: list[Bracket], ast_definitions: set[int]) -> No
             for key in definitions[index].keys:
                 active.setdefault(key, []).append(definitions[index])
             index += 1
-        after = text[bracket.close + 1 : bracket.close + 2]
-        if not active or after in ("(", ":") or bracket.anchor in ps.claimed:
+        if not active or text.startswith(":", bracket.close + 1) or bracket.anchor in ps.claimed:
             continue
-        keys = label_keys(_usage_label(text, bracket, pairs))
+        keys, end = _usage(text, bracket, pairs)
         found = [d for key in keys for d in active.get(key, ())]
         if found:
-            _use(ps, bracket, pairs, found)
+            _use(ps, bracket, end, found)
 
 
 def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
@@ -318,18 +327,12 @@ def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
                   verdict=bad, detector="lexical")  # fmt: skip
 
 
-def _use(ps: Pass, bracket: Bracket, pairs: list[Bracket], found: list[_Definition]) -> None:
+def _use(ps: Pass, bracket: Bracket, end: int, found: list[_Definition]) -> None:
     image = bracket.bang >= 0
     bad = next((d.image_bad if image else d.link_bad for d in found
                 if (d.image_bad if image else d.link_bad)), None)  # fmt: skip
-    if bad is None:
-        return
-    end = bracket.close + 1
-    if ps.source.text.startswith("[", end):
-        second = _pair_at(pairs, end)
-        if second is not None:
-            end = second.close + 1
-    _neutralise(ps, bracket, end, bad, reference=True)
+    if bad is not None:
+        _neutralise(ps, bracket, end, bad, reference=True)
 
 
 # -- tag-like text and bare URLs ------------------------------------------------------
@@ -395,13 +398,18 @@ def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
         return _SCHEME_URL.match(text, scheme.start(), limit) if scheme else None
     if mark.lower() == "www.":
         return _WWW_URL.match(text, at, limit)
-    chars = _LOCAL_CHARS if mark == "@" else _DOMAIN_CHARS
     start = at
-    while start > 0 and text[start - 1] in chars:
+    while start > 0 and _part_of_host(text[start - 1], email=mark == "@"):
         start -= 1
     while start < at and text[start] in ".-":
         start += 1
     return (_EMAIL if mark == "@" else _DOMAIN_URL).match(text, start, limit)
+
+
+def _part_of_host(char: str, *, email: bool) -> bool:
+    if email:
+        return char in _LOCAL_CHARS  # GFM: ASCII local parts only
+    return char.isalnum() or char in ".-"  # internationalised domains too
 
 
 def _bare_url(ps: Pass, start: int, url: str) -> None:

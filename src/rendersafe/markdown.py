@@ -14,6 +14,7 @@ each construct once, when it arrives, and still equal the one-shot result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -23,7 +24,8 @@ from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 
 from . import html
-from .context import Pass
+from .code import raw_html_spans, trusted_block, trusted_span
+from .context import Pass, Regions
 from .edits import Edit, Keep
 from .findings import Action, Construct, Reason
 from .labels import label_keys
@@ -37,6 +39,7 @@ _FIND_MODE = frozenset({"th_open", "td_open", "heading_open"})
 _CONTAINER_DEPTH = MappingProxyType(
     {"list_item_open": 1, "list_item_close": -1, "blockquote_open": 1, "blockquote_close": -1}
 )
+_TAG_START = re.compile(r"</?[a-zA-Z]")
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -77,17 +80,21 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
     """Sweep 1: record code and raw-HTML regions; return the offset maps built on the way."""
     maps: Maps = {}
     cursors: dict[int, int] = {}
+    raw = raw_html_spans(ps.source, tokens)
     depth = 0
     for i, token in enumerate(tokens):
         depth += _CONTAINER_DEPTH.get(token.type, 0)
         if token.map is None:
             continue
-        if _is_code(ps, token, nested=depth > 0):
-            ps.code.add(*_block_span(ps, token.map))
+        if token.type in ("fence", "code_block"):
+            if trusted_block(ps.source, token, nested=depth > 0, raw=raw):
+                ps.code.add(*_block_span(ps, token.map))
         elif token.type == "html_block":
-            ps.html.add(*_block_span(ps, token.map))
+            if _TAG_START.match(token.content):
+                ps.html.add(*_block_span(ps, token.map))
         elif token.type == "inline" and _needs_map(token, tokens[i - 1] if i else None):
-            find = i > 0 and tokens[i - 1].type in _FIND_MODE
+            in_table = i > 0 and tokens[i - 1].type in ("th_open", "td_open")
+            find = in_table or (i > 0 and tokens[i - 1].type in _FIND_MODE)
             where = Where(
                 OffsetMap(ps.source, token.content, token.map[0], cursors if find else None),
                 0,
@@ -95,35 +102,8 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
                 token.content,
             )
             maps[id(token)] = where
-            _mark_inline(ps, token.children or [], where)
+            _mark_inline(ps, token.children or [], where, in_table=in_table, raw=raw)
     return maps
-
-
-def _is_code(ps: Pass, token: Token, *, nested: bool) -> bool:
-    """Code every renderer agrees is code.
-
-    python-markdown renders an unclosed fence as Markdown; renderers disagree about
-    indented code inside lists and quotes, about tabs, and about an indented line
-    right after a definition or footnote (CommonMark continues the paragraph). Such
-    blocks are left to the lexical pass like any text.
-    """
-    if token.map is None:
-        return False
-    if token.type == "code_block":
-        first = token.map[0]
-        after_blank = first == 0 or not ps.source.lines[first - 1].strip()
-        lines = ps.source.lines[first : token.map[1]]
-        tabs = any("\t" in line[: len(line) - len(line.lstrip())] for line in lines)
-        return after_blank and not nested and not tabs
-    return token.type == "fence" and _closed(ps, token.map, token.markup)
-
-
-def _closed(ps: Pass, lines: list[int], markup: str) -> bool:
-    """Is the fence closed? python-markdown renders an unclosed fence as Markdown."""
-    last = ps.source.lines[min(lines[1], len(ps.source.lines)) - 1].lstrip(" \t>")
-    marker = markup[0] if markup else "`"
-    run = len(last) - len(last.lstrip(marker))
-    return lines[1] - lines[0] > 1 and run >= len(markup) and not last[run:].strip()
 
 
 def _needs_map(token: Token, previous: Token | None) -> bool:
@@ -132,20 +112,24 @@ def _needs_map(token: Token, previous: Token | None) -> bool:
     return any(child.type in _INTERESTING for child in token.children or [])
 
 
-def _mark_inline(ps: Pass, children: list[Token], where: Where) -> None:
+def _mark_inline(
+    ps: Pass, children: list[Token], where: Where, *, in_table: bool, raw: Regions
+) -> None:
     for child in children:
         if child.type in ("code_inline", "html_inline"):
             span = where.span(child.meta.get("span"))
             if span is None:
                 continue
             if child.type == "html_inline":
-                ps.html.add(*span)
-            elif "\n" not in ps.source.text[span[0] : span[1]]:
-                # A code span across lines may cross what another renderer ends the
-                # block at (a lazy continuation): only one-line spans are trusted.
+                # Comments, declarations and processing instructions are read as text
+                # by some renderers: their insides stay visible to the lexical pass.
+                if _TAG_START.match(child.content):
+                    ps.html.add(*span)
+            elif span[0] not in raw and trusted_span(ps.source, *span, in_table=in_table):
                 ps.code.add(*span)
         elif child.type == "image" and child.children and "label_span" in child.meta:
-            _mark_inline(ps, child.children, where.inside(child.meta["label_span"]))
+            inner = where.inside(child.meta["label_span"])
+            _mark_inline(ps, child.children, inner, in_table=in_table, raw=raw)
 
 
 def _block_span(ps: Pass, lines: list[int]) -> tuple[int, int]:

@@ -50,7 +50,7 @@ class Thresholds(BaseModel):
         100, ge=16, description="A decoded value this long with spaces is prose."
     )
     non_ascii_chars: int = Field(
-        24, ge=4, description="A decoded value with this many non-ASCII characters is prose."
+        48, ge=4, description="A decoded value with this many non-ASCII characters is prose."
     )
     entropy_chars: int = Field(
         48, ge=16, description="Shortest query/fragment token checked for high entropy."
