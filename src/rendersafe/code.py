@@ -19,7 +19,7 @@ from markdown_it.token import Token
 from .context import Regions
 from .spans import Source
 
-__all__ = ["raw_html_spans", "trusted_block", "trusted_span"]
+__all__ = ["SpanJudge", "raw_html_spans", "trusted_block"]
 
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
@@ -63,23 +63,50 @@ def _stands_alone(source: Source, first: int) -> bool:
     return previous < 0 or _CONTINUABLE.match(source.lines[previous]) is None
 
 
-def trusted_span(source: Source, start: int, end: int, *, in_table: bool) -> bool:
-    """Is this code span code in every renderer?
+class SpanJudge:
+    """Decides whether code spans are code for every renderer, caching per text block."""
 
-    Only a one-line span outside a table, on a line whose backtick runs all pair up
-    (python-markdown pairs an unmatched run differently, a renderer without tables
-    pairs across cells).
-    """
-    if in_table or "\n" in source.text[start:end]:
-        return False
-    line = source.lines[source.line_of(start)]
-    runs = [len(run) for run in _BACKTICKS.findall(line)]
-    while runs:
-        opener = runs.pop(0)
-        if opener not in runs:
+    def __init__(self, source: Source) -> None:
+        self._source = source
+        self._pairs: dict[int, frozenset[tuple[int, int]] | None] = {}
+
+    def trusted(self, start: int, end: int, *, in_table: bool) -> bool:
+        """A one-line span outside a table, whose backtick runs are still a pair when
+        the runs of the whole text block are paired in order. Another renderer may
+        end the paragraph elsewhere (pairing across a line markdown-it made code or a
+        heading), pair across table cells, or pair an unmatched run differently."""
+        if in_table or "\n" in self._source.text[start:end]:
             return False
-        runs = runs[runs.index(opener) + 1 :]
-    return True
+        first, last = self._block(self._source.line_of(start))
+        if first not in self._pairs:
+            self._pairs[first] = _pairs(self._source, first, last)
+        pairs = self._pairs[first]
+        return pairs is not None and (start, end) in pairs
+
+    def _block(self, line: int) -> tuple[int, int]:
+        """The lines around `line` up to the nearest blank lines: any renderer's paragraph."""
+        lines = self._source.lines
+        first = last = line
+        while first > 0 and lines[first - 1].strip():
+            first -= 1
+        while last + 1 < len(lines) and lines[last + 1].strip():
+            last += 1
+        return first, last
+
+
+def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] | None:
+    """Code spans as CommonMark pairs backtick runs, reading lines first..last as one;
+    None when a run is left unpaired (python-markdown then splits it and pairs anew)."""
+    runs = list(_BACKTICKS.finditer(source.text, source.starts[first], source.line_end(last)))
+    pairs, i = set(), 0
+    while i < len(runs):
+        width = len(runs[i].group())
+        closer = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == width), None)
+        if closer is None:
+            return None
+        pairs.add((runs[i].start(), runs[closer].end()))
+        i = closer + 1
+    return frozenset(pairs)
 
 
 def raw_html_spans(source: Source, tokens: list[Token]) -> Regions:

@@ -383,11 +383,13 @@ def _bare_urls(ps: Pass) -> None:
         match = _bare_match(text, anchor)
         if match is None:
             continue
-        # `](` ends a bare URL for us: what follows is a destination judged on its own.
-        url = _trim(match.group().split("](", 1)[0])
+        # We edit a bare URL up to `](` (what follows is a destination, judged on its
+        # own), but judge it whole too: mistune links all of it, backticks included.
+        whole = _trim(match.group())
+        url = _trim(whole.split("](", 1)[0])
         pos = match.start() + max(len(url), 1)
         if url:
-            _bare_url(ps, match.start(), url)
+            _bare_url(ps, match.start(), url, whole)
 
 
 def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
@@ -412,10 +414,12 @@ def _part_of_host(char: str, *, email: bool) -> bool:
     return char.isalnum() or char in ".-"  # internationalised domains too
 
 
-def _bare_url(ps: Pass, start: int, url: str) -> None:
+def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:
     if start in ps.code or start in ps.claimed:
         return
     verdict = _judge(ps, _absolute(url), Role.LINK)
+    if verdict is None and whole != url:
+        verdict = _judge(ps, _absolute(whole), Role.LINK)
     if verdict is not None:
         edit = Edit(start, start + len(url), ps.link_parts(None))
         ps.change(edit, Construct.BARE_URL, Action.REMOVED, verdict.reasons,

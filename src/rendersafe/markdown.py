@@ -24,7 +24,7 @@ from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 
 from . import html
-from .code import raw_html_spans, trusted_block, trusted_span
+from .code import SpanJudge, raw_html_spans, trusted_block
 from .context import Pass, Regions
 from .edits import Edit, Keep
 from .findings import Action, Construct, Reason
@@ -81,6 +81,7 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
     maps: Maps = {}
     cursors: dict[int, int] = {}
     raw = raw_html_spans(ps.source, tokens)
+    spans = SpanJudge(ps.source)
     depth = 0
     for i, token in enumerate(tokens):
         depth += _CONTAINER_DEPTH.get(token.type, 0)
@@ -102,7 +103,7 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
                 token.content,
             )
             maps[id(token)] = where
-            _mark_inline(ps, token.children or [], where, in_table=in_table, raw=raw)
+            _mark_inline(ps, token.children or [], where, _Trust(spans, raw, in_table))
     return maps
 
 
@@ -112,9 +113,14 @@ def _needs_map(token: Token, previous: Token | None) -> bool:
     return any(child.type in _INTERESTING for child in token.children or [])
 
 
-def _mark_inline(
-    ps: Pass, children: list[Token], where: Where, *, in_table: bool, raw: Regions
-) -> None:
+@dataclass(frozen=True, slots=True)
+class _Trust:
+    spans: SpanJudge
+    raw: Regions
+    in_table: bool
+
+
+def _mark_inline(ps: Pass, children: list[Token], where: Where, trust: _Trust) -> None:
     for child in children:
         if child.type in ("code_inline", "html_inline"):
             span = where.span(child.meta.get("span"))
@@ -125,11 +131,10 @@ def _mark_inline(
                 # by some renderers: their insides stay visible to the lexical pass.
                 if _TAG_START.match(child.content):
                     ps.html.add(*span)
-            elif span[0] not in raw and trusted_span(ps.source, *span, in_table=in_table):
+            elif span[0] not in trust.raw and trust.spans.trusted(*span, in_table=trust.in_table):
                 ps.code.add(*span)
         elif child.type == "image" and child.children and "label_span" in child.meta:
-            inner = where.inside(child.meta["label_span"])
-            _mark_inline(ps, child.children, inner, in_table=in_table, raw=raw)
+            _mark_inline(ps, child.children, where.inside(child.meta["label_span"]), trust)
 
 
 def _block_span(ps: Pass, lines: list[int]) -> tuple[int, int]:
