@@ -55,11 +55,11 @@ def violations(
     image_hosts, trusted_hosts, payloads = list(image_hosts), list(trusted_hosts), list(payloads)
     problems = []
     for url in render_all(text):
-        problems.extend(_problems(url, image_hosts, trusted_hosts, payloads))
+        problems.extend(url_problems(url, image_hosts, trusted_hosts, payloads))
     return sorted(set(problems))
 
 
-def _problems(
+def url_problems(
     url: Url, image_hosts: list[str], trusted: list[str], payloads: list[str]
 ) -> list[str]:
     host = url.host
