@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ada_url
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rendersafe import Policy, Reason
-from rendersafe.urls import Role, UrlJudge, parse_url, redact
+from rendersafe.urls import Role, UrlJudge, parse_url, redact, split_href
 
 JUDGE = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com", "example.org"]))
 
@@ -117,3 +120,25 @@ def test_redacted_form_keeps_shape_not_values() -> None:
 def test_redacted_form_masks_long_subdomain_labels() -> None:
     url = parse_url("https://mfygsidlmv4sa43lfuytemzu.evil.example/")
     assert redact(url) == "https://{24}.evil.example/"
+
+
+_URL_PIECES = st.sampled_from(
+    ["https://", "http://", "mailto:", "//", "ftp://", "foo://", "user:pw@", "a@", "[::1]",
+     "h.example", ":8080", "/", "/p", "?q=1", "?", "#", "#f", "@", ":", "%41", "\\", "é", " ",
+     "..", "?a#b?c"]
+)  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_URL_PIECES, min_size=1, max_size=8).map("".join))
+def test_split_href_agrees_with_ada(raw: str) -> None:
+    """Only `href` is read from ada; the parts are split from it in Python."""
+    try:
+        url = ada_url.URL(raw)
+    except ValueError:
+        return
+    p = split_href(str(url.href))
+    assert (p.username, p.password, p.host, p.path, p.query, p.fragment) == (
+        str(url.username), str(url.password), str(url.hostname), str(url.pathname),
+        str(url.search), str(url.hash),
+    )  # fmt: skip

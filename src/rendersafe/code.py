@@ -19,7 +19,7 @@ from markdown_it.token import Token
 from .context import Regions
 from .spans import Source
 
-__all__ = ["SpanJudge", "raw_html_spans", "trusted_block"]
+__all__ = ["SpanJudge", "add_raw_html_span", "trusted_block"]
 
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
@@ -69,6 +69,7 @@ class SpanJudge:
     def __init__(self, source: Source) -> None:
         self._source = source
         self._pairs: dict[int, frozenset[tuple[int, int]] | None] = {}
+        self._blocks: dict[int, tuple[int, int]] = {}
 
     def trusted(self, start: int, end: int, *, in_table: bool) -> bool:
         """A one-line span outside a table, whose backtick runs are still a pair when
@@ -77,7 +78,10 @@ class SpanJudge:
         heading), pair across table cells, or pair an unmatched run differently."""
         if in_table or "\n" in self._source.text[start:end]:
             return False
-        first, last = self._block(self._source.line_of(start))
+        line = self._source.line_of(start)
+        if line not in self._blocks:
+            self._blocks[line] = self._block(line)
+        first, last = self._blocks[line]
         if first not in self._pairs:
             self._pairs[first] = _pairs(self._source, first, last)
         pairs = self._pairs[first]
@@ -109,20 +113,16 @@ def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] 
     return frozenset(pairs)
 
 
-def raw_html_spans(source: Source, tokens: list[Token]) -> Regions:
+def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
     """Where python-markdown keeps raw HTML: from a block tag at column 0 to its end tag."""
-    spans = Regions()
-    for token in tokens:
-        if token.type != "html_block" or token.map is None:
-            continue
-        start = source.starts[token.map[0]]
-        opening = _BLOCK_TAG.match(source.text, start)
-        if opening is None:
-            continue
+    if block.map is None:
+        return
+    start = source.starts[block.map[0]]
+    opening = _BLOCK_TAG.match(source.text, start)
+    if opening is not None:
         close = _end_tag(opening.group(1).lower()).search(source.text, start)
         if close is not None:
             spans.add(start, close.start())
-    return spans
 
 
 @functools.lru_cache(maxsize=64)

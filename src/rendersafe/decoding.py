@@ -60,6 +60,10 @@ def _base64_text(run: str, th: Thresholds) -> bool:
     (`meeting_<base64 GUID>`): when the run has such parts, a long part must decode
     to text on its own.
     """
+    # Base64 of text is about a third upper case: a run of (mostly) one case is words.
+    upper = sum(map(str.isupper, run))
+    if upper < len(run) // 8 or len(run) - upper < len(run) // 8:
+        return False
     if not any(is_text(unbase64(run[i:]), th) for i in range(4)):
         return False
     parts = [p for p in re.split(r"[-_]", run) if len(p) >= th.min_encoded_chars]

@@ -18,6 +18,7 @@ from urllib.parse import unquote, unquote_plus
 
 from .decoding import encoded_runs, is_text, unbase32, unbase64, unhex
 from .findings import Reason
+from .hosts import is_ip_literal, split_host
 from .policy import Thresholds
 
 __all__ = ["UrlParts", "data_reasons", "nested_urls"]
@@ -30,7 +31,7 @@ class UrlParts:
     href: str
     username: str
     password: str
-    subdomain: str
+    host: str
     path: str
     query: str
     fragment: str
@@ -81,8 +82,10 @@ def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
         for _name, value in _query_pairs(fragment):
             reasons |= _value_reasons(value, th, query=True)
     # Data split into short pieces (one per parameter or path segment) joins up again.
-    reasons |= _joined_reasons("".join(value for _name, value in pairs), th)
-    reasons |= _joined_reasons("".join(segments), th)
+    if len(pairs) > 1:
+        reasons |= _joined_reasons("".join(value for _name, value in pairs), th)
+    if len(segments) > 1:
+        reasons |= _joined_reasons("".join(segments), th)
     return reasons
 
 
@@ -99,7 +102,7 @@ def _whole_url_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
         reasons.add(Reason.LONG_URL)
     if parts.username or parts.password:
         reasons.add(Reason.USERINFO)
-    if _subdomain_carries_data(parts.subdomain, th):
+    if _subdomain_carries_data(parts.host, th):
         reasons.add(Reason.SUBDOMAIN_DATA)
     tail = parts.path + parts.query + parts.fragment
     once = unquote(tail)
@@ -143,12 +146,12 @@ def _query_pairs(query: str) -> Iterator[tuple[str, str]]:
 
 def _value_reasons(value: str, th: Thresholds, *, query: bool) -> set[Reason]:
     reasons: set[Reason] = set()
-    if not value:
-        return reasons
+    if len(value) < min(th.min_encoded_chars, th.text_words, th.non_ascii_chars):
+        return reasons  # too short to hold anything the detectors look for
     words = len(value.split())
     if words >= th.text_words or (len(value) >= th.text_chars and words >= 3):
         reasons.add(Reason.URLENCODED_TEXT)
-    if len(_NON_ASCII_LETTER.findall(value)) >= th.non_ascii_chars:
+    if not value.isascii() and len(_NON_ASCII_LETTER.findall(value)) >= th.non_ascii_chars:
         reasons.add(Reason.URLENCODED_TEXT)
     if query and len(value) >= th.entropy_chars and _entropy(value) >= th.entropy_bits:
         reasons.add(Reason.HIGH_ENTROPY_TOKEN)
@@ -161,8 +164,13 @@ def _entropy(text: str) -> float:
     return -sum(n / total * math.log2(n / total) for n in counts.values())
 
 
-def _subdomain_carries_data(subdomain: str, th: Thresholds) -> bool:
+def _subdomain_carries_data(host: str, th: Thresholds) -> bool:
     """Long labels that decode to text or look random; short labels joined back up."""
+    # Below the registrable domain (two labels at least) too little room for data: this
+    # spares the suffix-list lookup for nearly every host.
+    if sum(map(len, host.split(".")[:-2])) < th.subdomain_label_chars or is_ip_literal(host):
+        return False
+    subdomain = split_host(host)[0]
     labels = [label for label in subdomain.split(".") if label]
     joined = "".join(labels)
     candidates = [label for label in labels if len(label) >= th.subdomain_label_chars]

@@ -24,13 +24,13 @@ from markdown_it.common.utils import normalizeReference
 from markdown_it.token import Token
 
 from . import html
-from .code import SpanJudge, raw_html_spans, trusted_block
+from .code import SpanJudge, add_raw_html_span, trusted_block
 from .context import Pass, Regions
 from .edits import Edit, Keep
 from .findings import Action, Construct, Reason
 from .labels import label_keys
 from .proxy import proxy_url
-from .spans import OffsetMap, destination
+from .spans import OffsetMap, advance, destination
 from .urls import Role, Verdict
 
 __all__ = ["mark_regions", "parse", "walk"]
@@ -80,36 +80,38 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
     """Sweep 1: record code and raw-HTML regions; return the offset maps built on the way."""
     maps: Maps = {}
     cursors: dict[int, int] = {}
-    raw = raw_html_spans(ps.source, tokens)
+    raw = Regions()
     spans = SpanJudge(ps.source)
     depth = 0
-    for i, token in enumerate(tokens):
+    previous: Token | None = None
+    for token in tokens:
         depth += _CONTAINER_DEPTH.get(token.type, 0)
-        if token.map is None:
-            continue
-        if token.type in ("fence", "code_block"):
+        if token.type == "inline" and token.map is not None:
+            in_table = previous is not None and previous.type in ("th_open", "td_open")
+            find = previous is not None and previous.type in _FIND_MODE
+            if _interesting(token):
+                where = _where(ps, token, token.map, cursors if find else None)
+                maps[id(token)] = where
+                _mark_inline(ps, token.children or [], where, _Trust(spans, raw, in_table))
+            elif find:
+                advance(ps.source, token.content, token.map[0], cursors)
+        elif token.type in ("fence", "code_block") and token.map is not None:
             if trusted_block(ps.source, token, nested=depth > 0, raw=raw):
                 ps.code.add(*_block_span(ps, token.map))
-        elif token.type == "html_block":
+        elif token.type == "html_block" and token.map is not None:
+            add_raw_html_span(ps.source, token, raw)
             if _TAG_START.match(token.content):
                 ps.html.add(*_block_span(ps, token.map))
-        elif token.type == "inline" and _needs_map(token, tokens[i - 1] if i else None):
-            in_table = i > 0 and tokens[i - 1].type in ("th_open", "td_open")
-            find = in_table or (i > 0 and tokens[i - 1].type in _FIND_MODE)
-            where = Where(
-                OffsetMap(ps.source, token.content, token.map[0], cursors if find else None),
-                0,
-                (token.map[0], token.map[1]),
-                token.content,
-            )
-            maps[id(token)] = where
-            _mark_inline(ps, token.children or [], where, _Trust(spans, raw, in_table))
+        previous = token
     return maps
 
 
-def _needs_map(token: Token, previous: Token | None) -> bool:
-    if previous is not None and previous.type in _FIND_MODE:
-        return True
+def _where(ps: Pass, token: Token, lines: list[int], cursors: dict[int, int] | None) -> Where:
+    offsets = OffsetMap(ps.source, token.content, lines[0], cursors)
+    return Where(offsets, 0, (lines[0], lines[1]), token.content)
+
+
+def _interesting(token: Token) -> bool:
     return any(child.type in _INTERESTING for child in token.children or [])
 
 

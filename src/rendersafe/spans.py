@@ -19,7 +19,7 @@ from markdown_it.helpers import parseLinkDestination
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-__all__ = ["OffsetMap", "Source", "build_parser", "destination"]
+__all__ = ["OffsetMap", "Source", "advance", "build_parser", "destination"]
 
 InlineRule = Callable[[StateInline, bool], bool]
 
@@ -160,6 +160,13 @@ class OffsetMap:
         if cols is not None:
             return base + cols[min(col, len(cols) - 1)]
         return base + col
+
+
+def advance(source: Source, content: str, first_line: int, cursors: dict[int, int]) -> None:
+    """Move the per-line search cursors past `content` without building a map (a table
+    cell or heading with nothing to edit, so later cells on the line are found right)."""
+    for i, line in enumerate(content.split("\n")):
+        _align(source, first_line + i, line.lstrip(" \t"), cursors)
 
 
 def _align(

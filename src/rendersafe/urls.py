@@ -21,7 +21,7 @@ import ada_url
 
 from .encoded import UrlParts, data_reasons, nested_urls
 from .findings import Reason
-from .hosts import HostSet, is_ip_literal, split_host
+from .hosts import HostSet
 from .policy import Policy
 from .proxy import verify_signature
 
@@ -83,30 +83,57 @@ def parse_url(raw: str, *, decode_entities: bool = False) -> ParsedUrl:
     text = html.unescape(raw) if decode_entities and "&" in raw else raw
     cleaned = INVISIBLE.sub("", text)
     invisible = cleaned != text
-    relative = False
+    href = _whatwg_href(cleaned)
+    relative = href is None
+    if relative:
+        href = _whatwg_href(cleaned, base=_BASE)
+    if href is None:
+        return ParsedUrl(raw, None, "", "", False, invisible, None)
+    parts = split_href(href)
+    relative = relative and parts.host == _BASE_HOST
+    host = "" if relative else parts.host.rstrip(".")
+    scheme = href.partition(":")[0].lower()
+    return ParsedUrl(raw, href, scheme, host, relative, invisible, parts)
+
+
+def _whatwg_href(text: str, base: str | None = None) -> str | None:
     try:
-        url = ada_url.URL(cleaned)
-    except ValueError:
-        try:
-            url = ada_url.URL(cleaned, base=_BASE)
-        except ValueError:
-            return ParsedUrl(raw, None, "", "", False, invisible, None)
-        relative = url.hostname == _BASE_HOST
-    host = "" if relative else str(url.hostname).rstrip(".")
-    scheme = str(url.protocol).removesuffix(":").lower()
-    return ParsedUrl(raw, str(url.href), scheme, host, relative, invisible, _parts(url, host))
+        url = ada_url.URL(text, base=base) if base else ada_url.URL(text)
+    except (ValueError, UnicodeError):
+        return None
+    return str(url.href)
 
 
-def _parts(url: ada_url.URL, host: str) -> UrlParts:
-    subdomain = split_host(host)[0] if host.count(".") >= 2 and not is_ip_literal(host) else ""
+def split_href(href: str) -> UrlParts:
+    """Split a WHATWG-serialised href into its parts.
+
+    A serialised href is already normalised (no backslashes, hosts lower-cased,
+    reserved characters percent-encoded), so a plain split is exact. Reading one
+    attribute from ada costs as much as parsing, so only `href` is read.
+    """
+    rest, _, fragment = href.partition("#")
+    rest, _, query = rest.partition("?")
+    _scheme, _, rest = rest.partition(":")
+    username = password = host = ""
+    path = rest
+    if rest.startswith("//"):
+        authority, slash, path = rest[2:].partition("/")
+        path = slash + path
+        userinfo, at, hostport = authority.rpartition("@")
+        if at:
+            username, _, password = userinfo.partition(":")
+        if hostport.startswith("["):  # IPv6 literal, maybe followed by a port
+            host = hostport[: hostport.find("]") + 1]
+        else:
+            host = hostport.partition(":")[0]
     return UrlParts(
-        href=str(url.href),
-        username=str(url.username),
-        password=str(url.password),
-        subdomain=subdomain,
-        path=str(url.pathname),
-        query=str(url.search),
-        fragment=str(url.hash),
+        href=href,
+        username=username,
+        password=password,
+        host=host,
+        path=path,
+        query=f"?{query}" if query else "",
+        fragment=f"#{fragment}" if fragment else "",
     )
 
 
@@ -123,7 +150,8 @@ class UrlJudge:
 
     def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
         """Judge `raw` used as `role`. Never fetches anything."""
-        key = (raw, role, decode_entities)
+        # Entities matter only where there is an `&`: share the entry otherwise.
+        key = (raw, role, decode_entities and "&" in raw)
         verdict = self._cache.get(key)
         if verdict is None:
             if len(self._cache) > 4096:
