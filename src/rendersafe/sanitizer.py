@@ -18,12 +18,13 @@ import bisect
 import functools
 from collections.abc import Mapping
 
+from .brackets import scan_brackets
 from .context import Markers, Note, Pass
 from .edits import Edit, Keep, splice
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
 from .findings import Finding, Result
 from .hosts import warm_up
-from .lexical import backstop, scan_brackets
+from .lexical import backstop
 from .markdown import mark_regions, parse, walk
 from .policy import Policy
 from .spans import Source, build_parser

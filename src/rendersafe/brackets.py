@@ -1,0 +1,150 @@
+"""Brackets outside code, paired; what a reference use may resolve to; and the two
+decisions every lenient rule shares (judge a reading, neutralise a construct)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .context import Pass, Regions
+from .edits import Edit, Keep
+from .findings import Action, Construct, Reason
+from .labels import label_keys
+from .urls import INVISIBLE, Role, Verdict
+
+__all__ = ["Bracket", "judge_reading", "neutralise", "scan_brackets", "usage", "worst"]
+
+_BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
+_BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
+_HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
+
+
+@dataclass(frozen=True, slots=True)
+class Bracket:
+    """A `[...]` pair outside code; `bang` is the `!` of an image, else -1."""
+
+    open: int
+    close: int
+    bang: int
+
+    @property
+    def anchor(self) -> int:
+        """Where the construct starts."""
+        return self.bang if self.bang >= 0 else self.open
+
+
+def scan_brackets(ps: Pass) -> list[Bracket]:
+    """Pair up brackets outside code, and index the first image-style use of each label."""
+    text = ps.source.text
+    inside_code = _cursor(ps.code)
+    stack: list[int] = []
+    pairs: list[Bracket] = []
+    for match in _BRACKET.finditer(text):
+        pos = match.start()
+        if match.end() - pos == 2 or inside_code(pos):
+            continue
+        if text[pos] == "[":
+            stack.append(pos)
+        elif stack:
+            start = stack.pop()
+            pairs.append(Bracket(start, pos, _bang(text, start)))
+    pairs.sort(key=lambda b: b.open)
+    for bracket in pairs:
+        if bracket.bang >= 0:
+            for key in usage(text, bracket, pairs)[0]:
+                ps.image_uses.setdefault(key, bracket.bang)
+    return pairs
+
+
+def _cursor(regions: Regions) -> Callable[[int], bool]:
+    """Membership for offsets asked in increasing order, in amortised O(1)."""
+    spans = sorted(regions)
+    state = [0]
+
+    def inside(pos: int) -> bool:
+        i = state[0]
+        while i < len(spans) and spans[i][1] <= pos:
+            i += 1
+        state[0] = i
+        return i < len(spans) and spans[i][0] <= pos
+
+    return inside
+
+
+def _bang(text: str, open_pos: int) -> int:
+    pos = open_pos - 1
+    while pos >= 0 and INVISIBLE.match(text, pos):
+        pos -= 1
+    if pos < 0 or text[pos] != "!":
+        return -1
+    slashes = 0
+    while pos - slashes - 1 >= 0 and text[pos - slashes - 1] == "\\":
+        slashes += 1
+    return pos if slashes % 2 == 0 else -1
+
+
+def usage(text: str, bracket: Bracket, pairs: list[Bracket]) -> tuple[frozenset[str], int]:
+    """The labels a reference use `[a]`, `[a][]` or `[a][b]` may resolve to, and its end.
+
+    python-markdown allows a space or a newline between the two labels, and falls
+    back to the first label when the second is undefined: both are candidates.
+    """
+    keys = label_keys(text[bracket.open + 1 : bracket.close])
+    end = bracket.close + 1
+    gap = _BETWEEN_LABELS.match(text, end)
+    after = gap.end() if gap else end
+    if text.startswith("[", after):
+        second = _pair_at(pairs, after)
+        if second is not None:
+            keys |= label_keys(text[after + 1 : second.close])
+            end = second.close + 1
+    return keys, end
+
+
+def _pair_at(pairs: list[Bracket], open_pos: int) -> Bracket | None:
+    lo, hi = 0, len(pairs)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pairs[mid].open < open_pos:
+            lo = mid + 1
+        else:
+            hi = mid
+    return pairs[lo] if lo < len(pairs) and pairs[lo].open == open_pos else None
+
+
+def judge_reading(ps: Pass, raw: str, role: Role) -> Verdict | None:
+    """The verdict on a lenient reading, or None when it may stay.
+
+    A URL no browser can parse fetches nothing, and a relative image only reaches
+    the chat's own origin: in a reading markdown-it does not share, neither alone
+    is a reason to change the text.
+    """
+    verdict = ps.judge.judge(raw, role, decode_entities=True)
+    if verdict.action != "drop" or set(verdict.reasons) <= _HARMLESS:
+        return None
+    return verdict
+
+
+def worst(ps: Pass, readings: list[str], role: Role) -> Verdict | None:
+    """The first reading that must go."""
+    for reading in readings:
+        verdict = judge_reading(ps, reading, role)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def neutralise(ps: Pass, bracket: Bracket, end: int, verdict: Verdict, *, reference: bool) -> None:
+    """Replace a bracket construct ending at `end`: an image by its alt text and the
+    marker, a link by its text."""
+    label = Keep(bracket.open + 1, bracket.close)
+    if bracket.bang >= 0:
+        edit = Edit(bracket.bang, end, ps.image_parts(label))
+        construct = Construct.REFERENCE_IMAGE if reference else Construct.IMAGE
+        action = Action.REMOVED
+    else:
+        edit = Edit(bracket.open, end, ps.link_parts(label))
+        construct = Construct.REFERENCE_LINK if reference else Construct.LINK
+        action = Action.UNLINKED
+    ps.change(edit, construct, action, verdict.reasons, verdict=verdict, detector="lexical")
