@@ -27,7 +27,20 @@ _BACKTICKS = re.compile(r"`+")
 # A line that can be continued by an indented one: list item, quote, footnote,
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+]\s|\d{1,9}[.)]\s|>|:|\[[^\]]*\]:")
-_BLOCK_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>])")
+# python-markdown's block-level elements (markdown.util.BLOCK_LEVEL_ELEMENTS, less the
+# void `hr`): a block starting with one stays raw HTML up to its end tag.
+RAW_BLOCK_TAGS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "canvas", "center", "colgroup",
+        "dd", "details", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
+        "form", "group", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "html",
+        "iframe", "legend", "li", "main", "map", "math", "menu", "nav", "noscript", "object",
+        "ol", "option", "output", "p", "pre", "progress", "script", "section", "style",
+        "summary", "table", "tbody", "td", "textarea", "tfoot", "th", "thead", "tr", "ul",
+        "video",
+    }
+)  # fmt: skip
+_BLOCK_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 
 
 def trusted_block(source: Source, token: Token, *, nested: bool, raw: Regions) -> bool:
@@ -119,7 +132,7 @@ def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
         return
     start = source.starts[block.map[0]]
     opening = _BLOCK_TAG.match(source.text, start)
-    if opening is not None:
+    if opening is not None and opening.group(1).lower() in RAW_BLOCK_TAGS:
         close = _end_tag(opening.group(1).lower()).search(source.text, start)
         if close is not None:
             spans.add(start, close.start())

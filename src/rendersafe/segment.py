@@ -1,0 +1,235 @@
+"""Cut a reply into units that can be sanitised one after another.
+
+A unit ends where nothing Markdown or HTML can reach across: before a line that
+starts at column 0 after a blank line, after a closing fence, or at a fence that
+interrupts a paragraph; never inside an open fence, an HTML block that spans blank
+lines (comments, `<script>`, `<pre>`, ...), a raw block python-markdown keeps up
+to its end tag, or a tag whose attributes are still coming. Sanitising unit by
+unit then equals sanitising the whole reply, and a stream can settle each unit as
+soon as it ends.
+
+A unit that grows past `limit` characters is cut anyway (a forced cut): at the last
+line start in its second half, else the last space or tab there, else at `limit`.
+Every cut depends only on the text, never on how it arrived, so one-shot and
+streaming cut alike.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .code import RAW_BLOCK_TAGS
+
+__all__ = ["Segmenter", "Unit"]
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_HTML_BLOCKS = (
+    (re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
+     re.compile(r"</(?:script|pre|style|textarea)>", re.I)),
+    (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
+    (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
+    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
+    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
+)  # fmt: skip
+_RAW_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+# A tag whose attributes have started but whose `>` has not come yet.
+_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit of text: `text` starts at offset `start` of the reply.
+
+    `prefix` is context to parse in front of it and to leave out of the output: the
+    opening line of a fence, or the tag of a raw block, that a forced cut split.
+    """
+
+    start: int
+    text: str
+    forced: bool = False
+    prefix: str = ""
+
+
+@dataclass
+class _State:
+    fence: str | None = None  # the opening line of an open fence
+    html: re.Pattern[str] | None = None  # what ends an open HTML block
+    raw: str | None = None  # the tag of an open raw block
+    tag_open: bool = False
+    blank: bool = True  # the previous line was blank (the start counts as one)
+    closed_fence: bool = False  # the previous line closed a fence
+
+    @property
+    def open(self) -> bool:
+        return bool(self.fence or self.html or self.raw or self.tag_open)
+
+
+class Segmenter:
+    """Finds unit boundaries in text fed piece by piece.
+
+        segmenter = Segmenter(limit=8192)
+        units = segmenter.push("Some text\\n\\nMore")   # the units this completed
+        units += segmenter.finish()                      # and the last one
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._state = _State()
+        self._lines: list[str] = []  # the current unit's complete lines
+        self._length = 0  # their total length
+        self._line = ""  # the current incomplete line
+        self._head_decided = False  # whether a cut before `_line` was decided
+        self._start = 0  # offset of the current unit
+        self._prefix = ""
+
+    @property
+    def pending(self) -> str:
+        """The text of the current, unfinished unit."""
+        return "".join(self._lines) + self._line
+
+    @property
+    def pending_start(self) -> int:
+        """The offset of the current unit in the reply."""
+        return self._start
+
+    def push(self, text: str) -> list[Unit]:
+        """Take more text; return the units it completed."""
+        units: list[Unit] = []
+        while text:
+            newline = text.find("\n")
+            if newline < 0:
+                piece, text = text, ""
+            else:
+                piece, text = text[: newline + 1], text[newline + 1 :]
+            self._line += piece
+            if not self._head_decided:
+                units.extend(self._decide_head())
+            if self._line.endswith("\n"):
+                self._complete_line()
+            if self._head_decided or not self._line:  # no cut decision is pending
+                units.extend(self._force_while_over())
+        return units
+
+    def finish(self) -> list[Unit]:
+        """The last unit, whatever is left."""
+        rest = self.pending
+        self._lines, self._length, self._line = [], 0, ""
+        return [Unit(self._start, rest, False, self._prefix)] if rest else []
+
+    def _decide_head(self) -> list[Unit]:
+        """Cut before the current line? Decided from its first characters alone."""
+        line, state = self._line, self._state
+        complete = line.endswith("\n")
+        if state.open or line[0] in " \t\r\n":
+            self._head_decided = True
+            return []
+        if state.blank or state.closed_fence:
+            self._head_decided = True
+            return [self._cut()] if self._lines else []
+        if len(line) < 3 and not complete:
+            return []  # a fence needs three characters to be seen
+        self._head_decided = True
+        return [self._cut()] if _FENCE.match(line) and self._lines else []
+
+    def _complete_line(self) -> None:
+        line, self._line = self._line, ""
+        self._head_decided = False
+        self._lines.append(line)
+        self._length += len(line)
+        self._track(line)
+
+    def _track(self, line: str) -> None:
+        """Update what is open with one complete line."""
+        state = self._state
+        state.closed_fence = False
+        if state.fence is not None:
+            if _closes(state.fence, line):
+                state.fence, state.closed_fence = None, True
+        elif state.html is not None:
+            if state.html.search(line):
+                state.html = None
+        else:
+            self._open(line)
+        if state.raw is not None and _end_tag(state.raw, line):
+            state.raw = None
+        if state.fence is None and state.html is None:
+            state.tag_open = _tag_open(state.tag_open, line)
+        state.blank = not line.strip()
+
+    def _open(self, line: str) -> None:
+        state = self._state
+        if _FENCE.match(line):
+            state.fence = line.rstrip("\r\n")
+            return
+        for opener, end in _HTML_BLOCKS:
+            found = opener.match(line)
+            if found:
+                state.html = None if end.search(line, found.end()) else end
+                break
+        raw = _RAW_TAG.match(line)
+        if raw and state.blank and _opens_raw_block(raw.group(1), line[raw.end() :]):
+            state.raw = raw.group(1)
+
+    def _force_while_over(self) -> list[Unit]:
+        units = []
+        while self._length + len(self._line) > self.limit:
+            units.append(self._force())
+        return units
+
+    def _force(self) -> Unit:
+        """Cut the current unit at `limit` characters or before."""
+        text = self.pending
+        window = text[: self.limit]
+        cut = window.rfind("\n", self.limit // 2) + 1
+        if cut <= 0:
+            cut = max(window.rfind(" ", self.limit // 2), window.rfind("\t", self.limit // 2)) + 1
+        if cut <= 0:
+            cut = self.limit
+        unit = Unit(self._start, text[:cut], True, self._prefix)
+        self._prefix = self._carried_context()
+        self._start += cut
+        # What follows the cut was already tracked line by line: keep it as it is.
+        rest = text[cut:]
+        tail = rest.rfind("\n") + 1
+        self._lines = [rest[:tail]] if tail else []
+        self._length, self._line = tail, rest[tail:]
+        return unit
+
+    def _carried_context(self) -> str:
+        state = self._state
+        if state.fence is not None:
+            return state.fence + "\n"
+        if state.raw is not None:
+            return f"<{state.raw}>\n"
+        return ""
+
+    def _cut(self) -> Unit:
+        unit = Unit(self._start, "".join(self._lines), False, self._prefix)
+        self._start += len(unit.text)
+        self._lines, self._length, self._prefix = [], 0, ""
+        return unit
+
+
+def _closes(opening: str, line: str) -> bool:
+    opener, closer = _FENCE.match(opening), _FENCE.match(line)
+    if opener is None or closer is None:
+        return False
+    mark, close = opener.group(1), closer.group(1)
+    return close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip()
+
+
+def _opens_raw_block(tag: str, rest: str) -> bool:
+    return tag.lower() in RAW_BLOCK_TAGS and not _end_tag(tag, rest)
+
+
+def _end_tag(tag: str, text: str) -> bool:
+    return re.search(f"</{re.escape(tag)}", text, re.IGNORECASE) is not None
+
+
+def _tag_open(was_open: bool, line: str) -> bool:
+    if was_open:
+        if ">" not in line:
+            return True
+        line = line[line.index(">") + 1 :]
+    return _TAG_OPEN.search(line.rstrip("\r\n")) is not None
