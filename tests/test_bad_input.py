@@ -58,21 +58,24 @@ def test_mixed_line_endings_keep_positions() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [
-        "[" * 30_000,
-        "![[" * 10_000,
-        "[](" * 30_000,
-        "]((" * 30_000,
-        "**_* " * 20_000,
-        "`" * 100_000,
-        "<" * 100_000,
-        "&" * 100_000,
-        '<a x="' * 20_000,
-    ],
+    ["]((" * 30_000, "**_* " * 20_000, "`" * 100_000, "<" * 100_000, "&" * 100_000],
     ids=lambda t: repr(t[:6]),
 )
 def test_floods_finish_unchanged(text: str) -> None:
     assert S.run(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 30_000, "![[" * 10_000, "[](" * 30_000, '<a x="' * 20_000],
+    ids=lambda t: repr(t[:6]),
+)
+def test_floods_past_the_hold_limit_only_escape_openers(text: str) -> None:
+    """A construct open longer than max_hold_chars is cut and its opener escaped:
+    the text renders the same, and nothing after the cut can complete it."""
+    result = S.run(text)
+    assert result.text.replace("\\[", "[").replace("&lt;", "<") == text
+    assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT}
 
 
 def test_url_flood_is_one_long_url() -> None:
@@ -107,7 +110,8 @@ def test_wide_table() -> None:
 
 def test_huge_url() -> None:
     result = S.run("![x](https://evil.example/" + "a" * 100_000 + ")")
-    assert result.text == "x \\[image removed\\]"
+    assert "evil.example" not in result.text  # a URL split by the hold limit goes whole
+    assert Reason.HOLD_LIMIT in {r for f in result.findings for r in f.reasons}
     link = S.run("[x](https://evil.example/?q=" + "ab" * 50_000 + ")")
     assert link.text == "x"
     assert Reason.LONG_URL in link.findings[0].reasons
@@ -124,14 +128,14 @@ def test_internal_error_raises_sanitize_error(monkeypatch: pytest.MonkeyPatch) -
     def broken(*args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("rendersafe.sanitizer.backstop", broken)
+    monkeypatch.setattr("rendersafe.units.backstop", broken)
     with pytest.raises(SanitizeError, match="boom") as info:
         sanitizer.run(EVIL)
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
 def test_unsettled_output_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rendersafe.sanitizer.MAX_PASSES", 1)
+    monkeypatch.setattr("rendersafe.units.MAX_PASSES", 1)
     with pytest.raises(SanitizeError, match="still changing"):
         Sanitizer().run(EVIL)
 

@@ -12,7 +12,7 @@ def test_exported_names() -> None:
     assert sorted(rendersafe.__all__) == [
         "Action", "Construct", "Finding", "ImageProxy", "InputTooLargeError", "Policy",
         "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError", "Sanitizer",
-        "Thresholds", "sanitize",
+        "StreamSanitizer", "Thresholds", "asanitize_stream", "sanitize", "sanitize_stream",
     ]  # fmt: skip
 
 

@@ -9,7 +9,8 @@ result.text, result.findings
 from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Reason, Result
 from .policy import ImageProxy, Policy, Thresholds
-from .sanitizer import Sanitizer, sanitize
+from .sanitizer import Sanitizer, asanitize_stream, sanitize, sanitize_stream
+from .streaming import StreamSanitizer
 
 __all__ = [
     "Action",
@@ -24,8 +25,11 @@ __all__ = [
     "Result",
     "SanitizeError",
     "Sanitizer",
+    "StreamSanitizer",
     "Thresholds",
+    "asanitize_stream",
     "sanitize",
+    "sanitize_stream",
 ]
 
 __version__ = "0.1.0"

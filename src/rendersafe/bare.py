@@ -15,7 +15,7 @@ from .edits import Edit
 from .findings import Action, Construct
 from .urls import Role, Verdict
 
-__all__ = ["bare_urls", "tags"]
+__all__ = ["URLISH", "bare_urls", "tags"]
 
 # Far enough for any real URL; bounds the work per candidate.
 WINDOW = 4096
@@ -45,6 +45,8 @@ _EMAIL = re.compile(
 )
 _SCHEME_BEFORE = re.compile(r"(?:https?|ftp)\Z", re.IGNORECASE)
 _BARE_ANCHOR = re.compile(r"://|www\.|@|\.[^\W\d_][\w-]{0,62}[/?#:]", re.IGNORECASE)
+# Public: a word matching this may be (part of) a URL some renderer links.
+URLISH = _BARE_ANCHOR
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+")
 _TRAILING = ".,:;!?*_~'\""
 

@@ -13,10 +13,13 @@ from .findings import Action, Construct, Reason
 from .labels import label_keys
 from .urls import INVISIBLE, Role, Verdict
 
-__all__ = ["Bracket", "judge_reading", "neutralise", "scan_brackets", "usage", "worst"]
+__all__ = [
+    "Bracket", "judge_reading", "neutralise", "open_openers", "scan_brackets", "usage", "worst"
+]  # fmt: skip
 
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
+_OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
 _HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
 
@@ -49,12 +52,23 @@ def scan_brackets(ps: Pass) -> list[Bracket]:
         elif stack:
             start = stack.pop()
             pairs.append(Bracket(start, pos, _bang(text, start)))
+    ps.open_brackets = stack
     pairs.sort(key=lambda b: b.open)
     for bracket in pairs:
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
                 ps.image_uses.setdefault(key, bracket.bang)
     return pairs
+
+
+def open_openers(ps: Pass) -> list[tuple[int, str]]:
+    """Openers still waiting for their close at the end of the text: `[`s without `]`,
+    and a tag whose `>` has not come."""
+    found = [(pos, "[") for pos in ps.open_brackets]
+    tag = _OPEN_TAG.search(ps.source.text)
+    if tag is not None and tag.start() not in ps.code:
+        found.append((tag.start(), "<"))
+    return found
 
 
 def _cursor(regions: Regions) -> Callable[[int], bool]:

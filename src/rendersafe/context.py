@@ -18,7 +18,7 @@ from .policy import Policy
 from .spans import Source
 from .urls import Role, UrlJudge, Verdict
 
-__all__ = ["Markers", "Note", "Pass", "Regions"]
+__all__ = ["LenientDefinition", "Markers", "Note", "Pass", "Regions"]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
@@ -90,6 +90,17 @@ class Regions:
 
 
 @dataclass(frozen=True, slots=True)
+class LenientDefinition:
+    """A reference definition as the lenient pass keeps it: where, its label keys,
+    and why it would fail as an image or as a link (None: it would pass)."""
+
+    pos: int
+    keys: frozenset[str]
+    image_bad: Verdict | None
+    link_bad: Verdict | None
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """A finding before it is placed: offsets are into the pass's source text."""
 
@@ -124,6 +135,14 @@ class Pass:
     image_uses: dict[str, int] = field(default_factory=dict)
     # Where the definitions markdown-it recognised start (the lexical pass skips them).
     ast_definitions: set[int] = field(default_factory=set)
+    # Definitions the lenient pass keeps, this text's and earlier units'.
+    lenient: list[LenientDefinition] = field(default_factory=list)
+    # No code span in this text is trusted (it follows a forced cut).
+    distrust_code_spans: bool = False
+    # Too many labels were seen to remember: judge every definition as an image's.
+    labels_overflowed: bool = False
+    # `[`s with no `]` by the end of the text (outside code).
+    open_brackets: list[int] = field(default_factory=list)
 
     def change(
         self,

@@ -58,6 +58,7 @@ class Reason(StrEnum):
     HTML_ATTRIBUTE_NOT_ALLOWED = "html_attribute_not_allowed"
     MALFORMED_HTML = "malformed_html"
     RAW_HTML_POLICY = "raw_html_policy"
+    HOLD_LIMIT = "hold_limit"
 
 
 # Reasons that mean "this URL carries data", as opposed to "this host is not allowed".

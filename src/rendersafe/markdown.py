@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import normalizeReference
@@ -71,9 +72,13 @@ class Where:
 Maps = dict[int, Where]
 
 
-def parse(md: MarkdownIt, text: str) -> list[Token]:
-    """Parse `text` (already `\\n`-normalised) into block tokens."""
-    return md.parse(text, {})
+def parse(md: MarkdownIt, text: str, env: dict[str, Any] | None = None) -> list[Token]:
+    """Parse `text` (already `\\n`-normalised) into block tokens.
+
+    `env["references"]` may hold the definitions of earlier units, so uses here
+    resolve as they would in the whole reply; markdown-it adds this text's own.
+    """
+    return md.parse(text, env if env is not None else {})
 
 
 def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
@@ -133,7 +138,11 @@ def _mark_inline(ps: Pass, children: list[Token], where: Where, trust: _Trust) -
                 # by some renderers: their insides stay visible to the lexical pass.
                 if _TAG_START.match(child.content):
                     ps.html.add(*span)
-            elif span[0] not in trust.raw and trust.spans.trusted(*span, in_table=trust.in_table):
+            elif (
+                not ps.distrust_code_spans
+                and span[0] not in trust.raw
+                and trust.spans.trusted(*span, in_table=trust.in_table)
+            ):
                 ps.code.add(*span)
         elif child.type == "image" and child.children and "label_span" in child.meta:
             _mark_inline(ps, child.children, where.inside(child.meta["label_span"]), trust)
@@ -204,7 +213,7 @@ def _definition(ps: Pass, token: Token, maps: Maps) -> None:
 def _definition_verdict(ps: Pass, raw_label: str, url: str, start: int) -> Verdict:
     verdict = ps.judge_link(url)
     used = [ps.image_uses[k] for k in label_keys(raw_label) if k in ps.image_uses]
-    if verdict.action == "keep" and used and min(used) < start:
+    if verdict.action == "keep" and (ps.labels_overflowed or (used and min(used) < start)):
         return ps.judge.judge(url, Role.IMAGE)
     return verdict
 

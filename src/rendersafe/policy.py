@@ -141,6 +141,12 @@ class Policy(BaseModel):
     max_images: int | None = Field(
         16, ge=0, description="Images kept per reply; later ones are removed. None: no cap."
     )
+    max_hold_chars: int = Field(
+        8192,
+        ge=256,
+        description="A construct or block open longer than this is cut and its opener escaped; "
+        "bounds what a stream holds back.",
+    )
     max_input_chars: int = Field(
         500_000, gt=0, description="Longer replies raise InputTooLargeError."
     )

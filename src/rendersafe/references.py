@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from .brackets import Bracket, judge_reading, neutralise, usage
-from .context import Pass
+from .context import LenientDefinition, Pass
 from .edits import Edit
 from .findings import Action, Construct
 from .labels import label_keys
-from .urls import Role, Verdict
+from .urls import Role
 
 __all__ = ["references"]
 
@@ -28,17 +27,16 @@ _DEFINITION = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Definition:
-    pos: int
-    keys: frozenset[str]
-    image_bad: Verdict | None
-    link_bad: Verdict | None
-
-
 def references(ps: Pass, pairs: list[Bracket], ast_definitions: set[int]) -> None:
-    definitions = list(_definitions(ps, ast_definitions))
-    active: dict[str, list[_Definition]] = {}
+    """Judge the definitions of this text and the uses of every definition so far.
+
+    `ps.lenient` holds the definitions kept by earlier units (at offset -1); the
+    ones this text keeps are added to it, for the units after.
+    """
+    found_here = list(_definitions(ps, ast_definitions))
+    definitions = [*ps.lenient, *found_here]
+    ps.lenient.extend(found_here)
+    active: dict[str, list[LenientDefinition]] = {}
     index = 0
     text = ps.source.text
     for bracket in pairs:
@@ -54,7 +52,7 @@ def references(ps: Pass, pairs: list[Bracket], ast_definitions: set[int]) -> Non
             _use(ps, bracket, end, found)
 
 
-def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
+def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[LenientDefinition]:
     text = ps.source.text
     for match in _DEFINITION.finditer(text):
         pos = match.start(1) - 1
@@ -64,15 +62,17 @@ def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
         link_bad = judge_reading(ps, url, Role.LINK)
         if pos in ast_definitions or pos in ps.claimed:
             if pos not in ps.claimed:  # the Markdown pass kept it
-                yield _Definition(pos, keys, image_bad, link_bad)
+                yield LenientDefinition(pos, keys, image_bad, link_bad)
             continue
         if pos in ps.code:
-            yield _Definition(pos, keys, image_bad, link_bad)  # inert here, not for every renderer
+            yield LenientDefinition(
+                pos, keys, image_bad, link_bad
+            )  # inert here, not for every renderer
             continue
-        used_before = any(ps.image_uses.get(k, pos) < pos for k in keys)
+        used_before = ps.labels_overflowed or any(ps.image_uses.get(k, pos) < pos for k in keys)
         bad = link_bad or (image_bad if used_before else None)
         if bad is None:
-            yield _Definition(pos, keys, image_bad, link_bad)
+            yield LenientDefinition(pos, keys, image_bad, link_bad)
             continue
         end = text.find("\n", match.end())
         edit = Edit(pos, len(text) if end < 0 else end, ())
@@ -80,7 +80,7 @@ def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[_Definition]:
                   verdict=bad, detector="lexical")  # fmt: skip
 
 
-def _use(ps: Pass, bracket: Bracket, end: int, found: list[_Definition]) -> None:
+def _use(ps: Pass, bracket: Bracket, end: int, found: list[LenientDefinition]) -> None:
     image = bracket.bang >= 0
     bad = next((d.image_bad if image else d.link_bad for d in found
                 if (d.image_bad if image else d.link_bad)), None)  # fmt: skip

@@ -68,9 +68,9 @@ class _State:
 class Segmenter:
     """Finds unit boundaries in text fed piece by piece.
 
-        segmenter = Segmenter(limit=8192)
-        units = segmenter.push("Some text\\n\\nMore")   # the units this completed
-        units += segmenter.finish()                      # and the last one
+    segmenter = Segmenter(limit=8192)
+    units = segmenter.push("Some text\\n\\nMore")   # the units this completed
+    units += segmenter.finish()                      # and the last one
     """
 
     def __init__(self, limit: int) -> None:
@@ -186,6 +186,8 @@ class Segmenter:
             cut = max(window.rfind(" ", self.limit // 2), window.rfind("\t", self.limit // 2)) + 1
         if cut <= 0:
             cut = self.limit
+        slashes = len(text[:cut]) - len(text[:cut].rstrip("\\"))
+        cut -= slashes % 2  # never between a backslash and what it escapes
         unit = Unit(self._start, text[:cut], True, self._prefix)
         self._prefix = self._carried_context()
         self._start += cut
