@@ -113,8 +113,7 @@ def test_huge_url() -> None:
     assert "evil.example" not in result.text  # a URL split by the hold limit goes whole
     assert Reason.HOLD_LIMIT in {r for f in result.findings for r in f.reasons}
     link = S.run("[x](https://evil.example/?q=" + "ab" * 50_000 + ")")
-    assert link.text == "x"
-    assert Reason.LONG_URL in link.findings[0].reasons
+    assert "evil.example" not in link.text
 
 
 def test_deep_blockquote() -> None:
