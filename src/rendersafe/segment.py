@@ -95,6 +95,11 @@ class Segmenter:
 
     def push(self, text: str) -> list[Unit]:
         """Take more text; return the units it completed."""
+        if self._head_decided and "\n" not in text:  # the common case: mid-line
+            self._line += text
+            if self._length + len(self._line) > self.limit:
+                return self._force_while_over()
+            return []
         units: list[Unit] = []
         while text:
             newline = text.find("\n")

