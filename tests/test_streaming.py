@@ -84,6 +84,19 @@ def test_any_chunking_equals_one_shot_on_generated_replies(text: str, data: st.D
     assert findings == expected.findings
 
 
+SMALL_HOLD = Sanitizer(Policy(max_hold_chars=256))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.sampled_from([c.input for c in CASES]), mixed), st.data())
+def test_equal_to_one_shot_across_forced_cuts(text: str, data: st.DataObject) -> None:
+    """A small hold limit forces cuts everywhere: still equal to one-shot."""
+    expected = SMALL_HOLD.run(text)
+    outputs, findings = _stream(SMALL_HOLD, _cuts(text, data))
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from([c for c in CASES if not c.input.isascii()] or CASES), st.data())
 def test_bytes_cut_inside_characters(case: Case, data: st.DataObject) -> None:

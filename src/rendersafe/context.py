@@ -115,7 +115,7 @@ class Note:
     detector: Literal["markdown", "lexical"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Pass:
     """State for one sanitising pass over one text."""
 

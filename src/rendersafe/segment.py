@@ -19,10 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .bare import URLISH
 from .code import RAW_BLOCK_TAGS
+from .urls import INVISIBLE
 
-__all__ = ["Segmenter", "Unit"]
+__all__ = ["OPENER", "Segmenter", "Unit"]
 
+# Where a unit's text may first be edited: a bracket, a tag or autolink, an image.
+OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _HTML_BLOCKS = (
     (re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
@@ -32,6 +36,13 @@ _HTML_BLOCKS = (
     (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
     (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
 )  # fmt: skip
+_BLOCK_STARTS = frozenset("`~<")
+# What ends a run of lines that can neither cut a unit nor open a block: a risky
+# character or word, or a line starting a fence or raw HTML.
+_QUIET_END = re.compile(
+    rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
+)
+_NOT_PLAIN = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
 _RAW_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 # A tag whose attributes have started but whose `>` has not come yet.
 _TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
@@ -79,7 +90,12 @@ class Segmenter:
         self._lines: list[str] = []  # the current unit's complete lines
         self._length = 0  # their total length
         self._line = ""  # the current incomplete line
+        self._line_head = ""  # the start of it that a forced cut gave the last unit
         self._head_decided = False  # whether a cut before `_line` was decided
+        self._risky = False  # the unit holds something a renderer could fetch or link
+        # Where, in the current unit, the open fence or raw block changed: a forced cut
+        # carries the context in force at the cut, not at the time of cutting.
+        self._contexts: list[tuple[int, str]] = []
         self._start = 0  # offset of the current unit
         self._prefix = ""
 
@@ -101,20 +117,49 @@ class Segmenter:
                 return self._force_while_over()
             return []
         units: list[Unit] = []
-        while text:
-            newline = text.find("\n")
-            if newline < 0:
-                piece, text = text, ""
-            else:
-                piece, text = text[: newline + 1], text[newline + 1 :]
-            self._line += piece
+        pos = 0
+        while pos < len(text):
+            skipped = self._skip_plain_lines(text, pos)
+            if skipped > pos:
+                pos = skipped
+                units.extend(self._force_while_over())
+                continue
+            newline = text.find("\n", pos)
+            end = len(text) if newline < 0 else newline + 1
+            self._line += text[pos:end]
+            pos = end
             if not self._head_decided:
                 units.extend(self._decide_head())
-            if self._line.endswith("\n"):
+            if newline >= 0:
                 self._complete_line()
             if self._head_decided or not self._line:  # no cut decision is pending
                 units.extend(self._force_while_over())
         return units
+
+    def _skip_plain_lines(self, text: str, pos: int) -> int:
+        """Take whole lines at once where nothing can happen, outside any open
+        construct: before the unit holds anything risky, every line up to the first
+        risky or block-starting one (no cut can come yet); after, every non-blank
+        line up to the first that is blank or starts a block (no cut comes before a
+        blank line). Returns where the lines taken end."""
+        state = self._state
+        if self._line or state.open or state.closed_fence:
+            return pos
+        if not self._risky:
+            return self._take_lines(text, pos, _QUIET_END.search(text, pos))
+        if state.blank:
+            return pos
+        return self._take_lines(text, pos, _NOT_PLAIN.search(text, pos))
+
+    def _take_lines(self, text: str, pos: int, found: re.Match[str] | None) -> int:
+        state = self._state
+        end = text.rfind("\n", pos, found.start() if found else len(text)) + 1
+        if end <= pos:
+            return pos
+        self._lines.append(text[pos:end])
+        self._length += end - pos
+        state.blank = not text[text.rfind("\n", pos, end - 1) + 1 : end].strip()
+        return end
 
     def finish(self) -> list[Unit]:
         """The last unit, whatever is left."""
@@ -123,16 +168,23 @@ class Segmenter:
         return [Unit(self._start, rest, False, self._prefix)] if rest else []
 
     def _decide_head(self) -> list[Unit]:
-        """Cut before the current line? Decided from its first characters alone."""
+        """Cut before the current line? Decided from its first characters alone.
+
+        Only a unit that holds something a renderer could fetch or link is cut: plain
+        text joins the next unit (a stream has sent it already; fewer units are less
+        work), so a cut falls at the first boundary after such a thing.
+        """
         line, state = self._line, self._state
-        complete = line.endswith("\n")
-        if state.open or line[0] in " \t\r\n":
+        if not self._risky or state.fence or state.html or state.raw or state.tag_open:
+            self._head_decided = True
+            return []
+        if line[0] in " \t\r\n":
             self._head_decided = True
             return []
         if state.blank or state.closed_fence:
             self._head_decided = True
             return [self._cut()] if self._lines else []
-        if len(line) < 3 and not complete:
+        if len(line) < 3 and not line.endswith("\n"):
             return []  # a fence needs three characters to be seen
         self._head_decided = True
         return [self._cut()] if _FENCE.match(line) and self._lines else []
@@ -142,7 +194,12 @@ class Segmenter:
         self._head_decided = False
         self._lines.append(line)
         self._length += len(line)
-        self._track(line)
+        self._risky = self._risky or _risky(line)
+        before = self._context()
+        self._track(self._line_head + line)  # the whole line, even if a forced cut split it
+        self._line_head = ""
+        if self._context() != before:
+            self._contexts.append((self._length, self._context()))
 
     def _track(self, line: str) -> None:
         """Update what is open with one complete line."""
@@ -158,12 +215,15 @@ class Segmenter:
             self._open(line)
         if state.raw is not None and _end_tag(state.raw, line):
             state.raw = None
-        if state.fence is None and state.html is None:
+        if state.fence is None and state.html is None and (state.tag_open or "<" in line):
             state.tag_open = _tag_open(state.tag_open, line)
         state.blank = not line.strip()
 
     def _open(self, line: str) -> None:
         state = self._state
+        head = line[:4].lstrip(" ")[:1]
+        if head not in _BLOCK_STARTS:
+            return  # the usual line: prose, a list item, a quote
         if _FENCE.match(line):
             state.fence = line.rstrip("\r\n")
             return
@@ -185,6 +245,7 @@ class Segmenter:
     def _force(self) -> Unit:
         """Cut the current unit at `limit` characters or before."""
         text = self.pending
+        line_start = len(text) - len(self._line)
         window = text[: self.limit]
         cut = window.rfind("\n", self.limit // 2) + 1
         if cut <= 0:
@@ -194,16 +255,21 @@ class Segmenter:
         slashes = len(text[:cut]) - len(text[:cut].rstrip("\\"))
         cut -= slashes % 2  # never between a backslash and what it escapes
         unit = Unit(self._start, text[:cut], True, self._prefix)
-        self._prefix = self._carried_context()
+        if cut > line_start:
+            self._line_head += text[line_start:cut]
+        self._prefix = self._context_at(cut)
+        self._contexts = [(at - cut, context) for at, context in self._contexts if at > cut]
         self._start += cut
         # What follows the cut was already tracked line by line: keep it as it is.
         rest = text[cut:]
         tail = rest.rfind("\n") + 1
         self._lines = [rest[:tail]] if tail else []
         self._length, self._line = tail, rest[tail:]
+        self._risky = _risky(rest, 0, tail)
         return unit
 
-    def _carried_context(self) -> str:
+    def _context(self) -> str:
+        """What to parse in front of a unit starting now: an open fence or raw block."""
         state = self._state
         if state.fence is not None:
             return state.fence + "\n"
@@ -211,11 +277,26 @@ class Segmenter:
             return f"<{state.raw}>\n"
         return ""
 
+    def _context_at(self, cut: int) -> str:
+        context = self._prefix  # what held at the unit's start
+        for at, changed in self._contexts:
+            if at > cut:
+                break
+            context = changed
+        return context
+
     def _cut(self) -> Unit:
         unit = Unit(self._start, "".join(self._lines), False, self._prefix)
         self._start += len(unit.text)
-        self._lines, self._length, self._prefix = [], 0, ""
+        self._lines, self._length, self._prefix, self._risky = [], 0, "", False
+        self._contexts = []
         return unit
+
+
+def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Could text[start:end] hold a construct a renderer fetches or links?"""
+    stop = len(text) if end is None else end
+    return bool(OPENER.search(text, start, stop) or URLISH.search(text, start, stop))
 
 
 def _closes(opening: str, line: str) -> bool:

@@ -10,6 +10,7 @@ line by line, so edits can be spliced into the original reply.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ __all__ = ["OffsetMap", "Source", "advance", "build_parser", "destination"]
 
 InlineRule = Callable[[StateInline, bool], bool]
 
+_NEWLINE = re.compile("\n")
 # Rules whose tokens we edit or must leave alone (code spans).
 TRACKED_RULES = ("backticks", "link", "image", "autolink", "html_inline")
 
@@ -108,10 +110,8 @@ class Source:
     def of(cls, text: str) -> Source:
         """Index `text`, which must already use `\\n` line endings."""
         lines = tuple(text.split("\n"))
-        starts = [0]
-        for line in lines[:-1]:
-            starts.append(starts[-1] + len(line) + 1)
-        return cls(text, lines, tuple(starts))
+        starts = (0, *(m.end() for m in _NEWLINE.finditer(text)))
+        return cls(text, lines, starts)
 
     def line_of(self, offset: int) -> int:
         """0-based line number holding `offset`."""

@@ -19,19 +19,14 @@ stream, and every later call raises `SanitizeError`.
 from __future__ import annotations
 
 import codecs
-import re
 
 from .bare import URLISH
 from .errors import RenderSafeError, SanitizeError
 from .findings import Finding
-from .segment import Segmenter, Unit
+from .segment import OPENER, Segmenter, Unit
 from .units import Carry, UnitSanitizer
-from .urls import INVISIBLE
 
 __all__ = ["StreamSanitizer"]
-
-# Where the unit's text may first be edited: a bracket, a tag or autolink, an image.
-_OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
 
 
 class StreamSanitizer:
@@ -124,7 +119,7 @@ class StreamSanitizer:
         else:
             self._unsent += chunk
         unsent = self._unsent
-        opener = _OPENER.search(unsent)
+        opener = OPENER.search(unsent)
         if opener is not None:
             limit = opener.start()
         else:

@@ -100,7 +100,7 @@ class UnitSanitizer:
     ) -> Settled:
         normal = _Normalised(unit.prefix + unit.text)
         ps = _new_pass(self, normal.text, carry)
-        env: dict[str, Any] = {"references": dict(carry.references)}
+        env: dict[str, Any] = {"references": dict(carry.references)} if carry.references else {}
         tokens = parse(self.md, normal.text, env)
         maps = mark_regions(ps, tokens)
         pairs = scan_brackets(ps)
@@ -116,17 +116,21 @@ class UnitSanitizer:
         output = unit.prefix + unit.text
         if edits:
             output = splice(output, [normal.edit(e) for e in edits], self.markers.conflict)
-        placed = _Placement(ps.source, normal, unit, carry)
-        findings = tuple(placed.finding(note, context, recheck) for note in notes)
+        findings: tuple[Finding, ...] = ()
+        if notes:
+            placed = _Placement(ps.source, normal, unit, carry)
+            findings = tuple(placed.finding(note, context, recheck) for note in notes)
         return Settled(output[len(unit.prefix) :], findings, _next_carry(ps, env, unit, carry))
 
 
 def _new_pass(owner: UnitSanitizer, text: str, carry: Carry) -> Pass:
     ps = Pass(owner.policy, owner.judge, owner.markers, Source.of(text))
-    ps.definitions = dict(carry.definitions)
-    ps.image_uses = dict.fromkeys(carry.image_labels, -1)
+    if carry.definitions:
+        ps.definitions = dict(carry.definitions)
+    ps.image_uses = dict.fromkeys(carry.image_labels, -1) if carry.image_labels else {}
     ps.labels_overflowed = carry.labels_overflowed
-    ps.lenient = list(carry.lenient)
+    if carry.lenient:
+        ps.lenient = list(carry.lenient)
     ps.images_kept = carry.images_kept
     # After a forced cut, a backtick before the cut may pair with one here.
     ps.distrust_code_spans = carry.after_forced_cut
@@ -134,23 +138,31 @@ def _new_pass(owner: UnitSanitizer, text: str, carry: Carry) -> Pass:
 
 
 def _next_carry(ps: Pass, env: dict[str, Any], unit: Unit, carry: Carry) -> Carry:
-    labels = set(carry.image_labels) | set(ps.image_uses)
-    overflowed = carry.labels_overflowed or len(labels) > MAX_LABELS
-    references: dict[str, dict[str, Any]] = env.get("references", {})
-    if len(references) > MAX_LABELS:
-        references = dict(list(references.items())[:MAX_LABELS])
     text = unit.text
     last_break = max(text.rfind("\n"), text.rfind("\r"))
+    line = carry.line + text.count("\n") + text.count("\r") - text.count("\r\n")
+    column = carry.column + len(text) if last_break < 0 else len(text) - last_break - 1
+    new_labels = ps.image_uses.keys() - carry.image_labels
+    new_lenient = ps.lenient[len(carry.lenient) :]
+    references: dict[str, dict[str, Any]] = env.get("references", {})
+    if not new_labels and not new_lenient and len(references) == len(carry.references):
+        # Nothing new about references (the usual unit): share the carried state.
+        return Carry(
+            carry.references, carry.definitions, carry.lenient, carry.image_labels,
+            carry.labels_overflowed, ps.images_kept, line, column, unit.forced,
+        )  # fmt: skip
+    labels = carry.image_labels | new_labels
+    overflowed = carry.labels_overflowed or len(labels) > MAX_LABELS
     return replace(
         carry,
-        references=references,
+        references=dict(list(references.items())[:MAX_LABELS]),
         definitions=dict(list(ps.definitions.items())[:MAX_LABELS]),
-        lenient=[replace(d, pos=-1) for d in ps.lenient[:MAX_LABELS]],  # before the next unit
+        lenient=[*carry.lenient, *(replace(d, pos=-1) for d in new_lenient)][:MAX_LABELS],
         image_labels=set() if overflowed else labels,
         labels_overflowed=overflowed,
         images_kept=ps.images_kept,
-        line=carry.line + text.count("\n") + text.count("\r") - text.count("\r\n"),
-        column=carry.column + len(text) if last_break < 0 else len(text) - last_break - 1,
+        line=line,
+        column=column,
         after_forced_cut=unit.forced,
     )
 
@@ -218,7 +230,7 @@ class _Normalised:
     way back to offsets in the original."""
 
     def __init__(self, text: str) -> None:
-        self.text = text.replace("\0", "\ufffd")
+        self.text = text.replace("\0", "\ufffd") if "\0" in text else text
         self._removed: list[int] = []
         if "\r" in text:
             self._removed = _crlf_positions(self.text)

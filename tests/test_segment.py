@@ -1,0 +1,61 @@
+"""Segmenter: the same units whatever the chunking, cut where nothing reaches across."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fixture_files import all_cases
+from rendersafe.segment import Segmenter, Unit
+from test_properties import mixed
+
+TEXTS = [c.input for c in all_cases()]
+
+
+def _units(text: str, limit: int, sizes: list[int]) -> list[Unit]:
+    segmenter, units, pos, i = Segmenter(limit), [], 0, 0
+    while pos < len(text):
+        size = sizes[i % len(sizes)]
+        units += segmenter.push(text[pos : pos + size])
+        pos, i = pos + size, i + 1
+    return units + segmenter.finish()
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(st.sampled_from(TEXTS), mixed),
+    st.sampled_from([64, 256, 8192]),
+    st.lists(st.integers(1, 50), min_size=1, max_size=10),
+)
+def test_units_do_not_depend_on_chunking(text: str, limit: int, sizes: list[int]) -> None:
+    whole = _units(text, limit, [max(len(text), 1)])
+    assert _units(text, limit, sizes) == whole
+    assert "".join(u.text for u in whole) == text
+    assert all(len(u.text) <= limit for u in whole if u.forced)
+
+
+def test_plain_text_is_one_unit() -> None:
+    text = "First paragraph.\n\nSecond paragraph.\n\nThird.\n"
+    assert _units(text, 8192, [7]) == [Unit(0, text)]
+
+
+def test_a_unit_ends_after_the_paragraph_with_a_construct() -> None:
+    text = "Plain.\n\nSee [docs](https://example.com/).\n\nMore plain.\n\nEnd.\n"
+    cut = text.index("More")
+    assert [u.text for u in _units(text, 8192, [3])] == [text[:cut], text[cut:]]
+
+
+def test_no_cut_inside_a_fence_or_comment() -> None:
+    text = (
+        "[a](b)\n\n```\n[x](y)\n\nnot a cut\n```\n\n<!--\n[c](d)\n\nstill a comment\n-->\n\nend\n"
+    )
+    starts = [u.start for u in _units(text, 8192, [5])]
+    assert starts == [0, text.index("```"), text.index("<!--"), text.index("end")]
+
+
+def test_forced_cut_inside_a_fence_carries_the_fence() -> None:
+    text = "```python\n" + "x = [1]\n" * 40 + "```\n"
+    units = _units(text, 64, [9])
+    assert units[0].forced
+    assert units[0].prefix == ""
+    assert all(u.prefix == "```python\n" for u in units[1:-1])
