@@ -53,7 +53,7 @@ def _accept_all(url: str) -> bool:
     return True
 
 
-def _as_is(url: str) -> str:
+def _as_is(url: str, /) -> str:
     return url
 
 
