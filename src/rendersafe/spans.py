@@ -47,7 +47,7 @@ def build_parser() -> MarkdownIt:
 class _Parser(MarkdownIt):
     """Keeps every destination as written; the judge decides about all of them."""
 
-    def validateLink(self, url: str) -> bool:  # noqa: N802 (markdown-it's name)
+    def validateLink(self, url: str) -> bool:  # noqa: N802  (markdown-it names it)
         return True
 
     # The judge parses each URL the WHATWG way, as the browser will; mdurl's
