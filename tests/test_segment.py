@@ -59,3 +59,36 @@ def test_forced_cut_inside_a_fence_carries_the_fence() -> None:
     assert units[0].forced
     assert units[0].prefix == ""
     assert all(u.prefix == "```python\n" for u in units[1:-1])
+
+
+def test_no_cut_at_a_fence_that_interrupts_a_paragraph() -> None:
+    """python-markdown reads an unclosed fence as part of the paragraph before it."""
+    text = "![a\n```\nb](https://evil.example/x.png)\n"
+    assert [u.text for u in _units(text, 8192, [2])] == [text]
+
+
+def test_a_backtick_info_string_is_no_fence_to_carry() -> None:
+    text = "```a`b [x](y)\n" + "word " * 40 + "\n"
+    units = _units(text, 64, [5])
+    assert len(units) > 1
+    assert all(u.prefix == "" for u in units)
+
+
+def test_a_fence_context_line_cannot_pair_with_the_unit() -> None:
+    text = "```js [see <b\n" + "x = 1;\n" * 30 + "```\n"
+    units = _units(text, 64, [7])
+    assert all(u.prefix == "```js ?see ?b\n" for u in units[1:])
+
+
+def test_raw_blocks_open_without_a_blank_line_and_nest() -> None:
+    """python-markdown keeps `<div>` raw from any line start to the end tag that
+    balances it: no cut before then."""
+    text = "[a](b)\n<div><div></div>\n\n[c](d)\n\n</div>\n\nend\n"
+    starts = [u.start for u in _units(text, 8192, [3])]
+    assert starts == [0, text.index("end")]
+
+
+def test_a_forced_cut_in_nested_raw_html_carries_its_depth() -> None:
+    text = "<div><div>\n" + "[a](b) word\n" * 20 + "</div>\n" + "[c](d)\n" * 10
+    units = _units(text, 64, [11])
+    assert units[1].prefix == "<div><div>\n"

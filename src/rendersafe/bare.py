@@ -96,6 +96,10 @@ def bare_urls(ps: Pass) -> None:
         match = _bare_match(text, anchor)
         if match is None:
             continue
+        if match.start() in ps.code or match.start() in ps.claimed:
+            # Decided already; a URL right after the code or construct is not.
+            pos = max(ps.code.end_of(match.start()), ps.claimed.end_of(match.start()))
+            continue
         # We edit a bare URL up to `](` (what follows is a destination, judged on its
         # own), but judge it whole too: mistune links all of it, backticks included.
         whole = _trim(match.group())
@@ -128,8 +132,6 @@ def _part_of_host(char: str, *, email: bool) -> bool:
 
 
 def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:
-    if start in ps.code or start in ps.claimed:
-        return
     verdict = judge_reading(ps, _absolute(url), Role.LINK)
     if verdict is None and whole != url:
         verdict = judge_reading(ps, _absolute(whole), Role.LINK)

@@ -11,6 +11,7 @@ read as Markdown or HTML is not trusted: the lexical pass judges it like prose.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 
@@ -19,14 +20,16 @@ from markdown_it.token import Token
 from .context import Regions
 from .spans import Source
 
-__all__ = ["SpanJudge", "add_raw_html_span", "trusted_block"]
+__all__ = ["SpanJudge", "add_raw_html_span", "follow_raw_block", "trusted_block"]
 
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
 _BACKTICKS = re.compile(r"`+")
+# More backtick widths than this on one line: too many pairings to try, not trusted.
+MAX_RUN_WIDTHS = 8
 # A line that can be continued by an indented one: list item, quote, footnote,
 # definition, definition-list entry, or anything indented itself.
-_CONTINUABLE = re.compile(r"\s|[-*+]\s|\d{1,9}[.)]\s|>|:|\[[^\]]*\]:")
+_CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
 # python-markdown's block-level elements (markdown.util.BLOCK_LEVEL_ELEMENTS, less the
 # void `hr`): a block starting with one stays raw HTML up to its end tag.
 RAW_BLOCK_TAGS = frozenset(
@@ -40,7 +43,14 @@ RAW_BLOCK_TAGS = frozenset(
         "video",
     }
 )  # fmt: skip
-_BLOCK_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+_TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
+# A URL as the most generous renderer reads it (on to the next space or `<`), and a
+# destination as python-markdown reads it (on to `)`, code spans included).
+_URL_WORD = re.compile(r"[a-z][\w+.-]*://[^\s<]*|www\.[^\s<]*|\]\([^)\n]*", re.IGNORECASE)
+# mistune's strikethrough, matched before code spans.
+_STRIKE = re.compile(r"~~(?=\S).*?\S~~")
+_BLOCK_TAG = re.compile(r" {0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+_CHAINED_TAG = re.compile(r"[ \t]*<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 
 
 def trusted_block(source: Source, token: Token, *, nested: bool, raw: Regions) -> bool:
@@ -67,13 +77,19 @@ def _canonical_fence(lines: tuple[str, ...], markup: str, info: str) -> bool:
 
 
 def _stands_alone(source: Source, first: int) -> bool:
-    """An indented block after a blank line, and after nothing that could continue."""
-    if first > 0 and source.lines[first - 1].strip():
+    """An indented block after a blank line, and after a block with no line that
+    could be continued (mistune lets `-` take the next line as its item's text)."""
+    lines = source.lines
+    if first > 0 and lines[first - 1].strip():
         return False
     previous = first - 1
-    while previous >= 0 and not source.lines[previous].strip():
+    while previous >= 0 and not lines[previous].strip():
         previous -= 1
-    return previous < 0 or _CONTINUABLE.match(source.lines[previous]) is None
+    while previous >= 0 and lines[previous].strip():
+        if _CONTINUABLE.match(lines[previous]) is not None:
+            return False
+        previous -= 1
+    return True
 
 
 class SpanJudge:
@@ -88,7 +104,11 @@ class SpanJudge:
         """A one-line span outside a table, whose backtick runs are still a pair when
         the runs of the whole text block are paired in order. Another renderer may
         end the paragraph elsewhere (pairing across a line markdown-it made code or a
-        heading), pair across table cells, or pair an unmatched run differently."""
+        heading), pair across table cells, or pair an unmatched run differently.
+
+        Nor in a block with a line that starts like a tag (mistune reads `<div'>` as
+        raw HTML, code spans and all), nor where a URL or strikethrough read first
+        would pair the runs otherwise (see `_pairs`)."""
         if in_table or "\n" in self._source.text[start:end]:
             return False
         line = self._source.line_of(start)
@@ -112,32 +132,146 @@ class SpanJudge:
 
 
 def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] | None:
-    """Code spans as CommonMark pairs backtick runs, reading lines first..last as one;
-    None when a run is left unpaired (python-markdown then splits it and pairs anew)."""
-    runs = list(_BACKTICKS.finditer(source.text, source.starts[first], source.line_end(last)))
-    pairs, i = set(), 0
+    """The code spans of lines first..last, read as one, if every renderer pairs them.
+
+    CommonMark pairs backtick runs in order. marked and mistune read left to right
+    instead, and a URL or a `~~` that starts first swallows the runs inside it, up to
+    an end each renderer puts elsewhere (python-markdown also puts code spans into a
+    link's destination). None when a run may be swallowed, when a run is left
+    unpaired (python-markdown then splits it and pairs anew), or when a line starts
+    like a tag.
+    """
+    if any(_TAG_LINE.match(source.lines[i]) for i in range(first, last + 1)):
+        return None
+    start, end = source.starts[first], source.line_end(last)
+    runs = list(_BACKTICKS.finditer(source.text, start, end))
+    swallowers = sorted(
+        (m.start(), m.end())
+        for pattern in (_URL_WORD, _STRIKE)
+        for m in pattern.finditer(source.text, start, end)
+    )
+    pairs = _pair_runs(runs, swallowers)
+    agreed = _python_markdown_pairs(runs, source.text)
+    return None if pairs is None or agreed is None else pairs & agreed
+
+
+def _python_markdown_pairs(
+    runs: list[re.Match[str]], text: str
+) -> frozenset[tuple[int, int]] | None:
+    """Code spans as python-markdown's regex finds them, one line at a time: the
+    opener is the first k backticks of a run, k as large as can close, the closer
+    the next run of exactly k. None when a line has too many widths to try."""
+    pairs: set[tuple[int, int]] = set()
+    line: list[re.Match[str]] = []
+    for run in runs:
+        if line and "\n" in text[line[-1].end() : run.start()]:
+            if not _pair_line(line, pairs):
+                return None
+            line = []
+        line.append(run)
+    return frozenset(pairs) if _pair_line(line, pairs) else None
+
+
+def _pair_line(line: list[re.Match[str]], pairs: set[tuple[int, int]]) -> bool:
+    at: dict[int, list[int]] = {}
+    for index, run in enumerate(line):
+        at.setdefault(len(run.group()), []).append(index)
+    if len(at) > MAX_RUN_WIDTHS:
+        return False
+    widths = sorted(at, reverse=True)
+    i = 0
+    while i < len(line):
+        width, closer = len(line[i].group()), -1
+        for k in widths:
+            later = bisect.bisect_right(at[k], i)
+            if k <= width and later < len(at[k]):
+                closer = at[k][later]
+                break
+        if closer >= 0:
+            pairs.add((line[i].start(), line[closer].end()))
+            i = closer + 1
+        else:
+            i += 1
+    return True
+
+
+def _pair_runs(
+    runs: list[re.Match[str]], swallowers: list[tuple[int, int]]
+) -> frozenset[tuple[int, int]] | None:
+    """Pair runs in order, skipping swallowers that start outside code; None if a run
+    is left unpaired or falls in a swallower."""
+    pairs: set[tuple[int, int]] = set()
+    pos, i, k = 0, 0, 0
     while i < len(runs):
-        width = len(runs[i].group())
-        closer = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == width), None)
-        if closer is None:
+        run = runs[i]
+        while k < len(swallowers) and swallowers[k][0] < pos:
+            k += 1
+        if k < len(swallowers) and swallowers[k][0] < run.start():
+            if run.start() < swallowers[k][1]:
+                return None
+            pos = swallowers[k][1]
+            k += 1
+            continue
+        width = len(run.group())
+        closer = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == width), -1)
+        if closer < 0:
             return None
-        pairs.add((runs[i].start(), runs[closer].end()))
-        i = closer + 1
+        pairs.add((run.start(), runs[closer].end()))
+        pos, i = runs[closer].end(), closer + 1
     return frozenset(pairs)
 
 
 def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
-    """Where python-markdown keeps raw HTML: from a block tag at column 0 to its end tag."""
+    """Where python-markdown keeps raw HTML: from a block tag at the start of a line
+    to the end tag that balances it (nested tags counted), or to the end of the text
+    when none does; and on, when another block tag opens right after, on that line."""
     if block.map is None:
         return
     start = source.starts[block.map[0]]
+    if start in spans:
+        return
     opening = _BLOCK_TAG.match(source.text, start)
     if opening is not None and opening.group(1).lower() in RAW_BLOCK_TAGS:
-        close = _end_tag(opening.group(1).lower()).search(source.text, start)
-        if close is not None:
-            spans.add(start, close.start())
+        spans.add(start, raw_block_end(source.text, opening.start(), opening.group(1)))
+
+
+def raw_block_end(text: str, start: int, name: str) -> int:
+    """Where python-markdown's raw block opened by tag `name` at `start` ends."""
+    still_open, _depth, end = follow_raw_block(text, start, name)
+    return len(text) if still_open is not None else end
+
+
+def follow_raw_block(
+    text: str, pos: int, name: str, depth: int = 0, stop: int | None = None
+) -> tuple[str | None, int, int]:
+    """Follow python-markdown's raw block of tag `name` through `text[pos:stop]`.
+
+    Returns the tag still open at `stop` (None once its end tag balanced it and no
+    block tag opens right after, on that line), its nesting depth, and where the
+    block ended.
+    """
+    stop = len(text) if stop is None else stop
+    while True:
+        close = _balancing_close(text, pos, stop, name, depth)
+        if isinstance(close, tuple):
+            return name, close[0], stop
+        line_end = text.find("\n", close, stop)
+        again = _CHAINED_TAG.match(text, close, stop if line_end < 0 else line_end)
+        if again is None or again.group(1).lower() not in RAW_BLOCK_TAGS:
+            return None, 0, close
+        name, depth, pos = again.group(1), 0, again.start(1) - 1
+
+
+def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> int | tuple[int]:
+    """The end of the end tag that brings `depth` to 0, or `(depth,)` at `stop`."""
+    for tag in _tag_of(name.lower()).finditer(text, pos, stop):
+        depth += -1 if tag.group(1) else 1
+        if depth <= 0:
+            end = text.find(">", tag.end(), stop)
+            return tag.end() if end < 0 else end + 1
+    return (depth,)
 
 
 @functools.lru_cache(maxsize=64)
-def _end_tag(name: str) -> re.Pattern[str]:
-    return re.compile(f"</{re.escape(name)}", re.IGNORECASE)
+def _tag_of(name: str) -> re.Pattern[str]:
+    return re.compile(f"<(/?){re.escape(name)}(?=[\\s/>]|$)", re.IGNORECASE)

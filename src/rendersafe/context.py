@@ -78,6 +78,15 @@ class Regions:
         i = bisect.bisect_right(self._starts, offset) - 1
         return i >= 0 and offset < self._ends[i]
 
+    def end_of(self, offset: int) -> int:
+        """The end of the range holding `offset`, or `offset` when none does."""
+        if not self._starts:
+            return offset
+        if not self._sorted:
+            self._sort()
+        i = bisect.bisect_right(self._starts, offset) - 1
+        return self._ends[i] if i >= 0 and offset < self._ends[i] else offset
+
     def _sort(self) -> None:
         pairs = sorted(zip(self._starts, self._ends, strict=True))
         self._starts = [start for start, _end in pairs]

@@ -1,10 +1,12 @@
 """Cut a reply into units that can be sanitised one after another.
 
 A unit ends where nothing Markdown or HTML can reach across: before a line that
-starts at column 0 after a blank line, after a closing fence, or at a fence that
-interrupts a paragraph; never inside an open fence, an HTML block that spans blank
-lines (comments, `<script>`, `<pre>`, ...), a raw block python-markdown keeps up
-to its end tag, or a tag whose attributes are still coming. Sanitising unit by
+starts at column 0 after a blank line or after a closing fence; never inside an open
+fence, an HTML block that spans blank lines (comments, `<script>`, `<pre>`, ...), a
+raw block python-markdown keeps up to its end tag, or a tag whose attributes are
+still coming. Not at a fence that interrupts a paragraph: python-markdown reads an
+unclosed fence as part of the paragraph, so `![a` before it and `b](url)` after it
+are still one image there. Sanitising unit by
 unit then equals sanitising the whole reply, and a stream can settle each unit as
 soon as it ends.
 
@@ -20,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .bare import URLISH
-from .code import RAW_BLOCK_TAGS
+from .code import RAW_BLOCK_TAGS, follow_raw_block
 from .urls import INVISIBLE
 
 __all__ = ["OPENER", "Segmenter", "Unit"]
@@ -28,6 +30,8 @@ __all__ = ["OPENER", "Segmenter", "Unit"]
 # Where a unit's text may first be edited: a bracket, a tag or autolink, an image.
 OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
+_OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
 _HTML_BLOCKS = (
     (re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
      re.compile(r"</(?:script|pre|style|textarea)>", re.I)),
@@ -43,7 +47,9 @@ _QUIET_END = re.compile(
     rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
 )
 _NOT_PLAIN = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
-_RAW_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+# Deeper nesting than this in a context line is not spelled out (bounded work).
+MAX_RAW_DEPTH = 64
+_RAW_TAG = re.compile(r" {0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 # A tag whose attributes have started but whose `>` has not come yet.
 _TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
 
@@ -67,6 +73,7 @@ class _State:
     fence: str | None = None  # the opening line of an open fence
     html: re.Pattern[str] | None = None  # what ends an open HTML block
     raw: str | None = None  # the tag of an open raw block
+    raw_depth: int = 0  # how deep its tag is nested
     tag_open: bool = False
     blank: bool = True  # the previous line was blank (the start counts as one)
     closed_fence: bool = False  # the previous line closed a fence
@@ -168,26 +175,19 @@ class Segmenter:
         return [Unit(self._start, rest, False, self._prefix)] if rest else []
 
     def _decide_head(self) -> list[Unit]:
-        """Cut before the current line? Decided from its first characters alone.
+        """Cut before the current line? Decided from its first character alone.
 
         Only a unit that holds something a renderer could fetch or link is cut: plain
         text joins the next unit (a stream has sent it already; fewer units are less
         work), so a cut falls at the first boundary after such a thing.
         """
-        line, state = self._line, self._state
-        if not self._risky or state.fence or state.html or state.raw or state.tag_open:
-            self._head_decided = True
-            return []
-        if line[0] in " \t\r\n":
-            self._head_decided = True
-            return []
-        if state.blank or state.closed_fence:
-            self._head_decided = True
-            return [self._cut()] if self._lines else []
-        if len(line) < 3 and not line.endswith("\n"):
-            return []  # a fence needs three characters to be seen
         self._head_decided = True
-        return [self._cut()] if _FENCE.match(line) and self._lines else []
+        state = self._state
+        if not self._risky or state.open or self._line[0] in " \t\r\n":
+            return []
+        if (state.blank or state.closed_fence) and self._lines:
+            return [self._cut()]
+        return []
 
     def _complete_line(self) -> None:
         line, self._line = self._line, ""
@@ -205,6 +205,7 @@ class Segmenter:
         """Update what is open with one complete line."""
         state = self._state
         state.closed_fence = False
+        was_raw = state.raw
         if state.fence is not None:
             if _closes(state.fence, line):
                 state.fence, state.closed_fence = None, True
@@ -213,8 +214,8 @@ class Segmenter:
                 state.html = None
         else:
             self._open(line)
-        if state.raw is not None and _end_tag(state.raw, line):
-            state.raw = None
+        if was_raw is not None:
+            state.raw, state.raw_depth, _end = follow_raw_block(line, 0, was_raw, state.raw_depth)
         if state.fence is None and state.html is None and (state.tag_open or "<" in line):
             state.tag_open = _tag_open(state.tag_open, line)
         state.blank = not line.strip()
@@ -224,7 +225,7 @@ class Segmenter:
         head = line[:4].lstrip(" ")[:1]
         if head not in _BLOCK_STARTS:
             return  # the usual line: prose, a list item, a quote
-        if _FENCE.match(line):
+        if _OPENING_FENCE.match(line.rstrip("\r\n")):
             state.fence = line.rstrip("\r\n")
             return
         for opener, end in _HTML_BLOCKS:
@@ -232,9 +233,12 @@ class Segmenter:
             if found:
                 state.html = None if end.search(line, found.end()) else end
                 break
+        # python-markdown keeps a block tag at the start of any line raw, blank line
+        # before it or not, until the end tag that balances it.
         raw = _RAW_TAG.match(line)
-        if raw and state.blank and _opens_raw_block(raw.group(1), line[raw.end() :]):
-            state.raw = raw.group(1)
+        if raw and state.raw is None and raw.group(1).lower() in RAW_BLOCK_TAGS:
+            opened = follow_raw_block(line, raw.start(1) - 1, raw.group(1))
+            state.raw, state.raw_depth, _end = opened
 
     def _force_while_over(self) -> list[Unit]:
         units = []
@@ -272,9 +276,10 @@ class Segmenter:
         """What to parse in front of a unit starting now: an open fence or raw block."""
         state = self._state
         if state.fence is not None:
-            return state.fence + "\n"
+            return _inert_fence(state.fence) + "\n"
         if state.raw is not None:
-            return f"<{state.raw}>\n"
+            # As deep as it is nested, so the end tags after the cut balance alike.
+            return f"<{state.raw}>" * min(state.raw_depth, MAX_RAW_DEPTH) + "\n"
         return ""
 
     def _context_at(self, cut: int) -> str:
@@ -299,20 +304,21 @@ def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
     return bool(OPENER.search(text, start, stop) or URLISH.search(text, start, stop))
 
 
+def _inert_fence(line: str) -> str:
+    """A fence's opening line, with nothing in its info string left to pair with text
+    after it: the line was judged in its own unit, and `[` or `<` still open there
+    were escaped at the cut. (`?` keeps a plain info string plain, and others not.)"""
+    run = _FENCE.match(line)
+    end = run.end() if run is not None else 0
+    return line[:end] + line[end:].replace("[", "?").replace("<", "?")
+
+
 def _closes(opening: str, line: str) -> bool:
     opener, closer = _FENCE.match(opening), _FENCE.match(line)
     if opener is None or closer is None:
         return False
     mark, close = opener.group(1), closer.group(1)
     return close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip()
-
-
-def _opens_raw_block(tag: str, rest: str) -> bool:
-    return tag.lower() in RAW_BLOCK_TAGS and not _end_tag(tag, rest)
-
-
-def _end_tag(tag: str, text: str) -> bool:
-    return re.search(f"</{re.escape(tag)}", text, re.IGNORECASE) is not None
 
 
 def _tag_open(was_open: bool, line: str) -> bool:

@@ -73,13 +73,13 @@ class UnitSanitizer:
         self.md = md
 
     def settle(self, unit: Unit, carry: Carry, context: dict[str, str]) -> Settled:
-        """Sanitise `unit` to a fixpoint; the carry comes from its first pass."""
+        """Sanitise `unit` to a fixpoint."""
         first = self._pass(unit, carry, context, recheck=False)
         findings = list(first.findings)
         current = first
         for _ in range(MAX_PASSES - 1):
             if not current.findings:
-                return Settled(current.text, tuple(findings), first.carry)
+                return Settled(current.text, tuple(findings), _carry(first, current))
             again = Unit(unit.start, current.text, unit.forced, unit.prefix)
             current = self._pass(again, carry, context, recheck=True, forced_done=True)
             findings.extend(current.findings)
@@ -87,7 +87,7 @@ class UnitSanitizer:
             raise SanitizeError(
                 f"output still changing after {MAX_PASSES} passes; refusing to emit it"
             )
-        return Settled(current.text, tuple(findings), first.carry)
+        return Settled(current.text, tuple(findings), _carry(first, current))
 
     def _pass(
         self,
@@ -108,11 +108,16 @@ class UnitSanitizer:
         backstop(ps, pairs)
         if unit.forced and not forced_done:
             _close_openers(ps, len(unit.prefix))
-        skip = len(unit.prefix)  # a prefix is one line ending in "\n": no "\r" to normalise
+        # The prefix is one line ending in "\n" (no "\r" to normalise), judged in the
+        # unit it came from: what this pass finds there was decided already.
+        skip = len(unit.prefix)
         notes = [n for n in ps.notes if n.start >= skip]
         edits = [e for e in ps.edits if e.start >= skip]
-        if len(edits) != len(ps.edits):
-            raise SanitizeError("an edit reached into the context of a forced cut")
+        if any(e.start < skip < e.end for e in ps.edits):
+            # A raw block cleaned from its first tag: judge the unit on its own, the
+            # stricter reading for all but code.
+            alone = replace(unit, prefix="")
+            return self._pass(alone, carry, context, recheck=recheck, forced_done=forced_done)
         output = unit.prefix + unit.text
         if edits:
             output = splice(output, [normal.edit(e) for e in edits], self.markers.conflict)
@@ -121,6 +126,21 @@ class UnitSanitizer:
             placed = _Placement(ps.source, normal, unit, carry)
             findings = tuple(placed.finding(note, context, recheck) for note in notes)
         return Settled(output[len(unit.prefix) :], findings, _next_carry(ps, env, unit, carry))
+
+
+def _carry(first: Settled, last: Settled) -> Carry:
+    """What the next unit needs: the definitions of the text sent (the last pass;
+    cleaning can expose one), positions in the text received (the first pass), and
+    every label an image used in either."""
+    if last is first:
+        return first.carry
+    return replace(
+        last.carry,
+        line=first.carry.line,
+        column=first.carry.column,
+        image_labels=first.carry.image_labels | last.carry.image_labels,
+        labels_overflowed=first.carry.labels_overflowed or last.carry.labels_overflowed,
+    )
 
 
 def _new_pass(owner: UnitSanitizer, text: str, carry: Carry) -> Pass:
