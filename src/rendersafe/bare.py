@@ -20,6 +20,7 @@ __all__ = ["URLISH", "bare_urls", "tags"]
 # Far enough for any real URL; bounds the work per candidate.
 WINDOW = 4096
 _TAG_START = re.compile(r"<[a-zA-Z]")
+_ENTITY_GLUED = re.compile(r"(<+)(?:&#?\w{1,32};)+(?=[a-zA-Z])")
 TAG_WINDOW = 1024
 _TAG = re.compile(
     r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/"']+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
@@ -58,13 +59,25 @@ def tags(ps: Pass) -> None:
         if pos in ps.code or pos in ps.html or pos in ps.claimed:
             continue
         match = _TAG.match(text, pos, pos + TAG_WINDOW)
-        if match is None:
+        if match is not None:
+            _judge_tag(ps, pos, match.group())
+    # python-markdown moves the entities of a line after raw HTML to its end, so
+    # `<&amp;img src=u>` there is a live `<img>`.
+    for glued in _ENTITY_GLUED.finditer(text):
+        pos = glued.start()
+        if pos in ps.code or pos in ps.claimed:
             continue
-        verdict = _tag_verdict(ps, match.group())
-        if verdict is not None:
-            edit = Edit(pos, pos + 1, ("&lt;",))
-            ps.change(edit, Construct.HTML, Action.NEUTRALISED, verdict.reasons,
-                      verdict=verdict, detail=match.group()[1:20], detector="lexical")  # fmt: skip
+        match = _TAG.match("<" + text[glued.end() : glued.end() + TAG_WINDOW])
+        if match is not None:
+            _judge_tag(ps, pos, match.group(), len(glued.group(1)))
+
+
+def _judge_tag(ps: Pass, pos: int, tag: str, openers: int = 1) -> None:
+    verdict = _tag_verdict(ps, tag)
+    if verdict is not None:
+        edit = Edit(pos, pos + openers, ("&lt;" * openers,))
+        ps.change(edit, Construct.HTML, Action.NEUTRALISED, verdict.reasons,
+                  verdict=verdict, detail=tag[1:20], detector="lexical")  # fmt: skip
 
 
 def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:

@@ -50,7 +50,9 @@ _URL_WORD = re.compile(r"[a-z][\w+.-]*://[^\s<]*|www\.[^\s<]*|\]\([^)\n]*", re.I
 # mistune's strikethrough, matched before code spans.
 _STRIKE = re.compile(r"~~(?=\S).*?\S~~")
 _BLOCK_TAG = re.compile(r" {0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
-_CHAINED_TAG = re.compile(r"[ \t]*<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+_ANY_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+# The depth of a raw block whose start tag never ends: it never balances.
+UNBALANCED = 1 << 30
 
 
 def trusted_block(source: Source, token: Token, *, nested: bool, raw: Regions) -> bool:
@@ -247,8 +249,8 @@ def follow_raw_block(
     """Follow python-markdown's raw block of tag `name` through `text[pos:stop]`.
 
     Returns the tag still open at `stop` (None once its end tag balanced it and no
-    block tag opens right after, on that line), its nesting depth, and where the
-    block ended.
+    block tag opens after it on that line), its nesting depth, and where the block
+    ended. A start tag cut off before its `>` never balances.
     """
     stop = len(text) if stop is None else stop
     while True:
@@ -256,19 +258,32 @@ def follow_raw_block(
         if isinstance(close, tuple):
             return name, close[0], stop
         line_end = text.find("\n", close, stop)
-        again = _CHAINED_TAG.match(text, close, stop if line_end < 0 else line_end)
-        if again is None or again.group(1).lower() not in RAW_BLOCK_TAGS:
+        again = _next_raw_tag(text, close, stop if line_end < 0 else line_end)
+        if again is None:
             return None, 0, close
-        name, depth, pos = again.group(1), 0, again.start(1) - 1
+        name, depth, pos = again.group(1), 0, again.start()
+
+
+def _next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
+    """python-markdown reads the rest of a line after raw HTML as a new line, and
+    then a block tag anywhere in it as raw again."""
+    for tag in _ANY_TAG.finditer(text, pos, stop):
+        if tag.group(1).lower() in RAW_BLOCK_TAGS:
+            return tag
+    return None
 
 
 def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> int | tuple[int]:
     """The end of the end tag that brings `depth` to 0, or `(depth,)` at `stop`."""
-    for tag in _tag_of(name.lower()).finditer(text, pos, stop):
+    pattern = _tag_of(name.lower())
+    while (tag := pattern.search(text, pos, stop)) is not None:
+        end = text.find(">", tag.end(), stop)
+        if end < 0:
+            return (UNBALANCED,) if not tag.group(1) else (depth,)
         depth += -1 if tag.group(1) else 1
         if depth <= 0:
-            end = text.find(">", tag.end(), stop)
-            return tag.end() if end < 0 else end + 1
+            return end + 1
+        pos = end + 1  # what a start tag's attributes hold is no tag
     return (depth,)
 
 
