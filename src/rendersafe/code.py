@@ -20,7 +20,13 @@ from markdown_it.token import Token
 from .context import Regions
 from .spans import Source
 
-__all__ = ["SpanJudge", "add_raw_html_span", "follow_raw_block", "trusted_block"]
+__all__ = [
+    "SpanJudge",
+    "add_raw_html_span",
+    "follow_raw_block",
+    "next_raw_tag",
+    "trusted_block",
+]
 
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
@@ -49,14 +55,19 @@ _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
 _URL_WORD = re.compile(r"[a-z][\w+.-]*://[^\s<]*|www\.[^\s<]*|\]\([^)\n]*", re.IGNORECASE)
 # mistune's strikethrough, matched before code spans.
 _STRIKE = re.compile(r"~~(?=\S).*?\S~~")
-_BLOCK_TAG = re.compile(r" {0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 _ANY_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 # The depth of a raw block whose start tag never ends: it never balances.
 UNBALANCED = 1 << 30
 
 
-def trusted_block(source: Source, token: Token, *, nested: bool, raw: Regions) -> bool:
-    """Is this fence or indented code block code in every renderer?"""
+def trusted_block(
+    source: Source, token: Token, *, nested: bool, raw: Regions, continued: bool = False
+) -> bool:
+    """Is this fence or indented code block code in every renderer?
+
+    `continued`: the text continues one cut before it, so an indented block at its
+    start may continue something there.
+    """
     if token.map is None or nested or source.starts[token.map[0]] in raw:
         return False
     first, end = token.map[0], min(token.map[1], len(source.lines))
@@ -65,7 +76,7 @@ def trusted_block(source: Source, token: Token, *, nested: bool, raw: Regions) -
     if token.type == "code_block":
         lines = source.lines[first:end]
         tabs = any("\t" in line[: len(line) - len(line.lstrip())] for line in lines)
-        return not tabs and _stands_alone(source, first)
+        return not tabs and _stands_alone(source, first, continued=continued)
     return False
 
 
@@ -78,7 +89,7 @@ def _canonical_fence(lines: tuple[str, ...], markup: str, info: str) -> bool:
     )
 
 
-def _stands_alone(source: Source, first: int) -> bool:
+def _stands_alone(source: Source, first: int, *, continued: bool) -> bool:
     """An indented block after a blank line, and after a block with no line that
     could be continued (mistune lets `-` take the next line as its item's text)."""
     lines = source.lines
@@ -87,6 +98,8 @@ def _stands_alone(source: Source, first: int) -> bool:
     previous = first - 1
     while previous >= 0 and not lines[previous].strip():
         previous -= 1
+    if previous < 0:
+        return not continued
     while previous >= 0 and lines[previous].strip():
         if _CONTINUABLE.match(lines[previous]) is not None:
             return False
@@ -232,8 +245,10 @@ def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
     start = source.starts[block.map[0]]
     if start in spans:
         return
-    opening = _BLOCK_TAG.match(source.text, start)
-    if opening is not None and opening.group(1).lower() in RAW_BLOCK_TAGS:
+    # At the first block tag of the line: after a comment or a closed element
+    # python-markdown starts a new line, which that tag then opens raw.
+    opening = next_raw_tag(source.text, start, source.line_end(block.map[0]))
+    if opening is not None:
         spans.add(start, raw_block_end(source.text, opening.start(), opening.group(1)))
 
 
@@ -258,15 +273,15 @@ def follow_raw_block(
         if isinstance(close, tuple):
             return name, close[0], stop
         line_end = text.find("\n", close, stop)
-        again = _next_raw_tag(text, close, stop if line_end < 0 else line_end)
+        again = next_raw_tag(text, close, stop if line_end < 0 else line_end)
         if again is None:
             return None, 0, close
         name, depth, pos = again.group(1), 0, again.start()
 
 
-def _next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
-    """python-markdown reads the rest of a line after raw HTML as a new line, and
-    then a block tag anywhere in it as raw again."""
+def next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
+    """The first block tag in text[pos:stop]: python-markdown reads the rest of a
+    line after raw HTML as a new line, and a block tag anywhere in it as raw."""
     for tag in _ANY_TAG.finditer(text, pos, stop):
         if tag.group(1).lower() in RAW_BLOCK_TAGS:
             return tag

@@ -146,8 +146,14 @@ class Pass:
     ast_definitions: set[int] = field(default_factory=set)
     # Definitions the lenient pass keeps, this text's and earlier units'.
     lenient: list[LenientDefinition] = field(default_factory=list)
-    # No code span in this text is trusted (it follows a forced cut).
-    distrust_code_spans: bool = False
+    # This text follows a forced cut: no code span, nor indented code at its start,
+    # is trusted (either may continue before the cut).
+    after_forced_cut: bool = False
+    # No code in this text is trusted: it was read without the context it sits in.
+    trust_code: bool = True
+    # This text may continue a block before it: indented code at its start is not
+    # trusted.
+    continues_block: bool = False
     # Too many labels were seen to remember: judge every definition as an image's.
     labels_overflowed: bool = False
     # `[`s with no `]` by the end of the text (outside code).

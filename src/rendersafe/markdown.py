@@ -101,7 +101,11 @@ def mark_regions(ps: Pass, tokens: list[Token]) -> Maps:
             elif find:
                 advance(ps.source, token.content, token.map[0], cursors)
         elif token.type in ("fence", "code_block") and token.map is not None:
-            if trusted_block(ps.source, token, nested=depth > 0, raw=raw):
+            continued = ps.after_forced_cut or ps.continues_block
+            trusted = trusted_block(
+                ps.source, token, nested=depth > 0, raw=raw, continued=continued
+            )
+            if trusted and ps.trust_code:
                 ps.code.add(*_block_span(ps, token.map))
         elif token.type == "html_block" and token.map is not None:
             add_raw_html_span(ps.source, token, raw)
@@ -139,7 +143,8 @@ def _mark_inline(ps: Pass, children: list[Token], where: Where, trust: _Trust) -
                 if _TAG_START.match(child.content):
                     ps.html.add(*span)
             elif (
-                not ps.distrust_code_spans
+                ps.trust_code
+                and not ps.after_forced_cut
                 and span[0] not in trust.raw
                 and trust.spans.trusted(*span, in_table=trust.in_table)
             ):

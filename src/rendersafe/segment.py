@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from .bare import URLISH
-from .code import RAW_BLOCK_TAGS, follow_raw_block
+from .code import follow_raw_block, next_raw_tag
 from .urls import INVISIBLE
 
 __all__ = ["OPENER", "Segmenter", "Unit"]
@@ -49,7 +49,7 @@ _QUIET_END = re.compile(
 _NOT_PLAIN = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
 # Deeper nesting than this in a context line is not spelled out (bounded work).
 MAX_RAW_DEPTH = 64
-_RAW_TAG = re.compile(r" {0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+_LINE_TAG = re.compile(r" {0,3}<")
 # A tag whose attributes have started but whose `>` has not come yet.
 _TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
 
@@ -110,6 +110,12 @@ class Segmenter:
     def pending(self) -> str:
         """The text of the current, unfinished unit."""
         return "".join(self._lines) + self._line
+
+    @property
+    def context(self) -> str:
+        """What is open after the complete lines so far, as a line to parse in front
+        of what follows: a fence's opening line, a raw block's tag, or ""."""
+        return self._context()
 
     @property
     def pending_start(self) -> int:
@@ -235,9 +241,9 @@ class Segmenter:
                 break
         # python-markdown keeps a block tag at the start of any line raw, blank line
         # before it or not, until the end tag that balances it.
-        raw = _RAW_TAG.match(line)
-        if raw and state.raw is None and raw.group(1).lower() in RAW_BLOCK_TAGS:
-            opened = follow_raw_block(line, raw.start(1) - 1, raw.group(1))
+        raw = next_raw_tag(line, 0, len(line)) if _LINE_TAG.match(line) else None
+        if raw is not None and state.raw is None:
+            opened = follow_raw_block(line, raw.start(), raw.group(1))
             state.raw, state.raw_depth, _end = opened
 
     def _force_while_over(self) -> list[Unit]:

@@ -25,7 +25,7 @@ from .findings import Action, Construct, Finding, Reason
 from .lexical import backstop
 from .markdown import mark_regions, parse, walk
 from .policy import Policy
-from .segment import Unit
+from .segment import Segmenter, Unit
 from .spans import Source
 from .urls import UrlJudge, redact
 
@@ -52,6 +52,9 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
+    # The text sent so far, line by line: what it leaves open is what a renderer
+    # reads the next unit inside of, whatever the text received left open.
+    sent: Segmenter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,21 +76,25 @@ class UnitSanitizer:
         self.md = md
 
     def settle(self, unit: Unit, carry: Carry, context: dict[str, str]) -> Settled:
-        """Sanitise `unit` to a fixpoint."""
+        """Sanitise `unit` to a fixpoint, read inside what the text sent left open."""
+        sent = carry.sent if carry.sent is not None else Segmenter(self.policy.max_hold_chars)
+        unit = replace(unit, prefix=sent.context)
         first = self._pass(unit, carry, context, recheck=False)
         findings = list(first.findings)
         current = first
         for _ in range(MAX_PASSES - 1):
             if not current.findings:
-                return Settled(current.text, tuple(findings), _carry(first, current))
+                break
             again = Unit(unit.start, current.text, unit.forced, unit.prefix)
             current = self._pass(again, carry, context, recheck=True, forced_done=True)
             findings.extend(current.findings)
-        if current.findings:
-            raise SanitizeError(
-                f"output still changing after {MAX_PASSES} passes; refusing to emit it"
-            )
-        return Settled(current.text, tuple(findings), _carry(first, current))
+        else:
+            if current.findings:
+                raise SanitizeError(
+                    f"output still changing after {MAX_PASSES} passes; refusing to emit it"
+                )
+        sent.push(current.text)
+        return Settled(current.text, tuple(findings), replace(_carry(first, current), sent=sent))
 
     def _pass(
         self,
@@ -97,9 +104,14 @@ class UnitSanitizer:
         *,
         recheck: bool,
         forced_done: bool = False,
+        trust_code: bool = True,
     ) -> Settled:
         normal = _Normalised(unit.prefix + unit.text)
         ps = _new_pass(self, normal.text, carry)
+        ps.trust_code = trust_code
+        # A unit starts a block at column 0. When an edit leaves it starting blank or
+        # indented (`</div>    <img>` cleaned), it may continue a list item before it.
+        ps.continues_block = recheck and unit.text[:1] in (" ", "\t", "\r", "\n")
         env: dict[str, Any] = {"references": dict(carry.references)} if carry.references else {}
         tokens = parse(self.md, normal.text, env)
         maps = mark_regions(ps, tokens)
@@ -114,10 +126,12 @@ class UnitSanitizer:
         notes = [n for n in ps.notes if n.start >= skip]
         edits = [e for e in ps.edits if e.start >= skip]
         if any(e.start < skip < e.end for e in ps.edits):
-            # A raw block cleaned from its first tag: judge the unit on its own, the
-            # stricter reading for all but code.
+            # A raw block cleaned from its first tag: judge the unit on its own, all
+            # of it as prose (inside the raw block, code may not be code).
             alone = replace(unit, prefix="")
-            return self._pass(alone, carry, context, recheck=recheck, forced_done=forced_done)
+            return self._pass(
+                alone, carry, context, recheck=recheck, forced_done=forced_done, trust_code=False
+            )
         output = unit.prefix + unit.text
         if edits:
             output = splice(output, [normal.edit(e) for e in edits], self.markers.conflict)
@@ -153,7 +167,7 @@ def _new_pass(owner: UnitSanitizer, text: str, carry: Carry) -> Pass:
         ps.lenient = list(carry.lenient)
     ps.images_kept = carry.images_kept
     # After a forced cut, a backtick before the cut may pair with one here.
-    ps.distrust_code_spans = carry.after_forced_cut
+    ps.after_forced_cut = carry.after_forced_cut
     return ps
 
 
