@@ -303,7 +303,7 @@ def _html_inline(ps: Pass, token: Token, where: Where) -> None:
 
 def _raw_html(ps: Pass, fragment: str, start: int, end: int) -> None:
     """Judge `fragment` (container markers stripped), which sits at source[start:end]."""
-    prefix = _continuation_prefix(ps, start) if "\n" in fragment else ""
+    prefix = _continuation_prefix(ps, start, fragment) if "\n" in fragment else ""
 
     def reindent(cleaned: str) -> str:
         return cleaned.replace("\n", "\n" + prefix)
@@ -334,12 +334,15 @@ def _raw_html(ps: Pass, fragment: str, start: int, end: int) -> None:
               verdict=verdict, detail=detail)  # fmt: skip
 
 
-def _continuation_prefix(ps: Pass, start: int) -> str:
-    """The container markers (`> `, list indent) in front of the line after `start`'s."""
+def _continuation_prefix(ps: Pass, start: int, fragment: str) -> str:
+    """The container markers (`> `, list indent) in front of the fragment's second
+    line: what its source line has that the fragment's line does not."""
     line_no = ps.source.line_of(start) + 1
     if line_no >= len(ps.source.lines):
         return ""
-    line = ps.source.lines[line_no]
+    line, content = ps.source.lines[line_no], fragment.split("\n", 2)[1]
+    if content and line.endswith(content):
+        return line[: len(line) - len(content)]
     return line[: len(line) - len(line.lstrip(" \t>"))]
 
 
