@@ -54,6 +54,17 @@ def _document(atoms: list[str]) -> st.SearchStrategy[str]:
 
 honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS])
 mixed = _document(HONEST_ATOMS + ATTACK_ATOMS)
+# Markup fragments glued with no structure: where renderers disagree most (fences,
+# raw HTML, comments and backticks cut at odd places). Each bug fuzzing found here
+# is pinned in tests/fixtures/default/regressions.md.
+SOUP_ATOMS = [
+    "[", "![", "<", "](", "`", "```", "~~~", "~~", "<!--", "-->", "<div>", "</div>",
+    "<pre>", "</pre>", "<p>", "> ", "- ", "    ", "\n", "\n\n", "'", '"', "(", ")", "a ",
+    "word ", "&amp;", "[r]:", "![r]", "[r]: https://evil.example/x.png",
+    "![a](https://evil.example/x.png)", "<img src=https://evil.example/x.png>",
+    "<https://evil.example/x.png>", f"https://evil.example/?d={PAYLOAD} ",
+]  # fmt: skip
+soup = st.lists(st.sampled_from(SOUP_ATOMS), max_size=60).map("".join)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -107,6 +118,18 @@ def test_findings_point_at_their_construct(text: str) -> None:
 def test_no_renderer_leaks_the_output(text: str) -> None:
     output = S.run(text).text
     assert violations(output, payloads=[PAYLOAD[:24], "hunter2"]) == []
+
+
+@settings(
+    max_examples=1000,
+    deadline=None,
+    derandomize=True,  # a fixed search: main stays green; fuzz beyond it by hand
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(soup)
+def test_no_renderer_leaks_markup_soup(text: str) -> None:
+    output = S.run(text).text
+    assert violations(output, payloads=[PAYLOAD[:24]]) == [], output
 
 
 @SETTINGS

@@ -14,7 +14,8 @@ from .labels import label_keys
 from .urls import INVISIBLE, Role, Verdict
 
 __all__ = [
-    "Bracket", "judge_reading", "neutralise", "open_openers", "scan_brackets", "usage", "worst"
+    "Bracket", "first_closes", "judge_reading", "neutralise", "open_openers", "scan_brackets",
+    "usage", "worst",
 ]  # fmt: skip
 
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
@@ -59,6 +60,26 @@ def scan_brackets(ps: Pass) -> list[Bracket]:
             for key in usage(text, bracket, pairs)[0]:
                 ps.image_uses.setdefault(key, bracket.bang)
     return pairs
+
+
+def first_closes(ps: Pass, pairs: list[Bracket]) -> list[Bracket]:
+    """Openers paired with the first `]` after them, where that is not their nested
+    pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`."""
+    text = ps.source.text
+    inside_code = _cursor(ps.code)
+    nested = {bracket.open: bracket.close for bracket in pairs}
+    waiting: list[int] = []
+    found: list[Bracket] = []
+    for match in _BRACKET.finditer(text):
+        pos = match.start()
+        if match.end() - pos == 2 or inside_code(pos):
+            continue
+        if text[pos] == "[":
+            waiting.append(pos)
+            continue
+        found.extend(Bracket(o, pos, _bang(text, o)) for o in waiting if nested.get(o) != pos)
+        waiting = []
+    return found
 
 
 def open_openers(ps: Pass) -> list[tuple[int, str]]:

@@ -53,9 +53,9 @@ _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
 # A URL as the most generous renderer reads it (on to the next space or `<`), and a
 # destination as python-markdown reads it (on to `)`, code spans included).
 _URL_WORD = re.compile(r"[a-z][\w+.-]*://[^\s<]*|www\.[^\s<]*|\]\([^)\n]*", re.IGNORECASE)
-# mistune's strikethrough, matched before code spans.
-_STRIKE = re.compile(r"~~(?=\S).*?\S~~")
-_ANY_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+# mistune's strikethrough, matched before code spans, to whichever `~~` it ends at.
+_STRIKE = re.compile(r"~~(?=\S)[\s\S]*\S~~")
+_TAG_OR_COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)|<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 # The depth of a raw block whose start tag never ends: it never balances.
 UNBALANCED = 1 << 30
 
@@ -282,8 +282,8 @@ def follow_raw_block(
 def next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
     """The first block tag in text[pos:stop]: python-markdown reads the rest of a
     line after raw HTML as a new line, and a block tag anywhere in it as raw."""
-    for tag in _ANY_TAG.finditer(text, pos, stop):
-        if tag.group(1).lower() in RAW_BLOCK_TAGS:
+    for tag in _TAG_OR_COMMENT.finditer(text, pos, stop):
+        if tag.group(1) and tag.group(1).lower() in RAW_BLOCK_TAGS:
             return tag
     return None
 
@@ -292,6 +292,9 @@ def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> i
     """The end of the end tag that brings `depth` to 0, or `(depth,)` at `stop`."""
     pattern = _tag_of(name.lower())
     while (tag := pattern.search(text, pos, stop)) is not None:
+        if tag.group(1) is None:  # a comment: what it holds is no tag
+            pos = tag.end()
+            continue
         end = text.find(">", tag.end(), stop)
         if end < 0:
             return (UNBALANCED,) if not tag.group(1) else (depth,)
@@ -304,4 +307,4 @@ def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> i
 
 @functools.lru_cache(maxsize=64)
 def _tag_of(name: str) -> re.Pattern[str]:
-    return re.compile(f"<(/?){re.escape(name)}(?=[\\s/>]|$)", re.IGNORECASE)
+    return re.compile(f"<!--[\\s\\S]*?(?:-->|$)|<(/?){re.escape(name)}(?=[\\s/>]|$)", re.IGNORECASE)

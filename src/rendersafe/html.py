@@ -73,8 +73,8 @@ DANGEROUS_ATTRIBUTES = frozenset(
 _RAW_TEXT_ELEMENT = re.compile(
     r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
 )
-# How many comments deep a fragment is read (`<!<!<img>` nests); deeper is malformed.
-COMMENT_DEPTH = 8
+# How deep tags inside comments and attribute values are read; deeper is malformed.
+NESTED_DEPTH = 8
 _STARTS_WITH_TAG = re.compile(r"\s*</?[a-zA-Z]")
 _PLAIN_TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)\s*/?>")
 _SINGLE_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)\b[^<]*>", re.DOTALL)
@@ -105,13 +105,14 @@ UrlCheck = Callable[[str, str, str], tuple[Reason, ...] | str]
 """(tag, attribute, value) -> reasons to drop, or a replacement URL (proxy)."""
 
 
-def elements(fragment: str, *, comments: int = 0) -> Iterator[Element | Reason]:
+def elements(fragment: str, *, nested: int = 0) -> Iterator[Element | Reason]:
     """Yield the tags of `fragment`, and MALFORMED_HTML for a tag cut off by the end.
 
-    End tags come as elements with `end=True` and no attributes. With `comments`,
-    the tags inside comments are yielded too, so many comments deep (deeper ones are
-    MALFORMED_HTML): python-markdown shows `<!<img src=u>` after a tag as text `<!`
-    and a live `<img>`, where a browser reads one comment.
+    End tags come as elements with `end=True` and no attributes. With `nested`, the
+    tags inside comments and attribute values are yielded too, so many levels deep
+    (deeper ones are MALFORMED_HTML): python-markdown shows `<!<img src=u>` after a
+    tag as text `<!` and a live `<img>`, and ends `<b title="<img src=u>">` at the
+    first `>`, where a browser reads one comment or one attribute.
     """
     for token in HTMLTokenizer(fragment):
         kind = _TOKEN_TYPES.get(token["type"])
@@ -119,13 +120,21 @@ def elements(fragment: str, *, comments: int = 0) -> Iterator[Element | Reason]:
             data = token.get("data") or {}
             attributes = dict(data) if isinstance(data, dict) else {k: v for k, v in data}
             yield Element(str(token["name"]).lower(), attributes, end=kind == "EndTag")
-        elif kind == "ParseError" and str(token.get("data", "")).startswith("eof-in-"):
+            for value in attributes.values() if nested else ():
+                yield from _inside(str(value), nested)
+        elif kind == "ParseError" and "eof" in str(token.get("data", "")).lower():
             yield Reason.MALFORMED_HTML
-        elif kind == "Comment" and comments and "<" in str(token.get("data", "")):
-            if comments == 1:
-                yield Reason.MALFORMED_HTML
-            else:
-                yield from elements(str(token["data"]), comments=comments - 1)
+        elif kind == "Comment" and nested:
+            yield from _inside(str(token.get("data", "")), nested)
+
+
+def _inside(text: str, nested: int) -> Iterator[Element | Reason]:
+    if "<" not in text:
+        return
+    if nested == 1:
+        yield Reason.MALFORMED_HTML
+    else:
+        yield from elements(text, nested=nested - 1)
 
 
 def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[str, str], str]]:
@@ -140,8 +149,8 @@ def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[st
     if plain and plain.group(1).lower() not in DANGEROUS_TAGS:
         return problems, rewrites  # `<kbd>`, `</b>`, `<br/>`: nothing to judge
     # A fragment that starts as a comment is read inside by the lexical pass.
-    depth = COMMENT_DEPTH if _STARTS_WITH_TAG.match(fragment) else 0
-    for item in elements(fragment, comments=depth):
+    depth = NESTED_DEPTH if _STARTS_WITH_TAG.match(fragment) else 0
+    for item in elements(fragment, nested=depth):
         if isinstance(item, Reason):
             problems.append(Problem("", None, None, (item,)))
         elif item.tag in DANGEROUS_TAGS or (

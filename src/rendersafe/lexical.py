@@ -16,7 +16,7 @@ import html
 import re
 
 from .bare import bare_urls, tags
-from .brackets import Bracket, neutralise, worst
+from .brackets import Bracket, first_closes, neutralise, worst
 from .context import Pass
 from .references import references
 from .urls import Role
@@ -34,7 +34,7 @@ _TITLE = re.compile(r"""\s+["'(]""")
 def backstop(ps: Pass, pairs: list[Bracket]) -> None:
     """Judge every lenient reading the Markdown pass did not already remove."""
     references(ps, pairs, ps.ast_definitions)
-    for bracket in pairs:
+    for bracket in [*pairs, *first_closes(ps, pairs)]:
         if ps.source.text.startswith("(", bracket.close + 1):
             _inline_construct(ps, bracket)
     tags(ps)

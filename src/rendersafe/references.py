@@ -23,7 +23,7 @@ __all__ = ["references"]
 # At the start of a line (after quote and list markers), or right after a `>`:
 # python-markdown starts a new line after raw HTML (`<div></div>[r]: u`, `<!---->`).
 _DEFINITION = re.compile(
-    r"(?:^(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+|(?<=>)[ \t]*)"
+    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+"
     r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
     r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
     re.MULTILINE,
