@@ -314,9 +314,10 @@ def _raw_html(ps: Pass, fragment: str, start: int, end: int) -> None:
         edit = Edit(start, end, (reindent(replacement),))
         ps.change(edit, Construct.HTML, Action.NEUTRALISED, (Reason.RAW_HTML_POLICY,))
         return
-    if fragment.startswith("<!--") and "-->" not in fragment[4:]:
+    if fragment.startswith("<!--") and "-->" not in fragment[2:]:
         # An unclosed comment hides the rest of the reply from markdown-it but not from
         # python-markdown: show the opener as text and let the next pass judge the rest.
+        # (`<!-->` and `<!--->` are closed, empty comments to a browser.)
         edit = Edit(start, start + 1, ("&lt;",))
         ps.change(edit, Construct.HTML, Action.NEUTRALISED, (Reason.MALFORMED_HTML,),
                   detail="unclosed comment")  # fmt: skip
