@@ -50,11 +50,17 @@ RAW_BLOCK_TAGS = frozenset(
     }
 )  # fmt: skip
 _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
-# A URL as the most generous renderer reads it (on to the next space or `<`), and a
-# destination as python-markdown reads it (on to `)`, code spans included).
-_URL_WORD = re.compile(r"[a-z][\w+.-]*://[^\s<]*|www\.[^\s<]*|\]\([^)\n]*", re.IGNORECASE)
-# mistune's strikethrough, matched before code spans, to whichever `~~` it ends at.
-_STRIKE = re.compile(r"~~(?=\S)[\s\S]*\S~~")
+# What may swallow a backtick run, read before it: a URL as the most generous
+# renderer reads it (linkify-it takes `<` and backticks inside brackets), a
+# destination as python-markdown reads it (on to `)`, code spans included), a tag
+# or declaration on to its `>` (python-markdown's `<!\n`>` after raw HTML), and
+# mistune's strikethrough to whichever `~~` it ends at.
+_SWALLOWERS = (
+    re.compile(r"[a-z][\w+.-]*://\S*|www\.\S*|\]\([^)\n]*", re.IGNORECASE),
+    re.compile(r"<[!?/a-zA-Z][^>]*>"),
+    re.compile(r"~~(?=\S)[\s\S]*\S~~"),
+)
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 _TAG_OR_COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)|<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
 # The depth of a raw block whose start tag never ends: it never balances.
 UNBALANCED = 1 << 30
@@ -162,7 +168,7 @@ def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] 
     runs = list(_BACKTICKS.finditer(source.text, start, end))
     swallowers = sorted(
         (m.start(), m.end())
-        for pattern in (_URL_WORD, _STRIKE)
+        for pattern in _SWALLOWERS
         for m in pattern.finditer(source.text, start, end)
     )
     pairs = _pair_runs(runs, swallowers)
@@ -264,16 +270,16 @@ def follow_raw_block(
     """Follow python-markdown's raw block of tag `name` through `text[pos:stop]`.
 
     Returns the tag still open at `stop` (None once its end tag balanced it and no
-    block tag opens after it on that line), its nesting depth, and where the block
-    ended. A start tag cut off before its `>` never balances.
+    block tag opens after it before a blank line), its nesting depth, and where the
+    block ended. A start tag cut off before its `>` never balances.
     """
     stop = len(text) if stop is None else stop
     while True:
         close = _balancing_close(text, pos, stop, name, depth)
         if isinstance(close, tuple):
             return name, close[0], stop
-        line_end = text.find("\n", close, stop)
-        again = next_raw_tag(text, close, stop if line_end < 0 else line_end)
+        blank = _BLANK_LINE.search(text, close, stop)
+        again = next_raw_tag(text, close, stop if blank is None else blank.start())
         if again is None:
             return None, 0, close
         name, depth, pos = again.group(1), 0, again.start()
@@ -281,7 +287,8 @@ def follow_raw_block(
 
 def next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
     """The first block tag in text[pos:stop]: python-markdown reads the rest of a
-    line after raw HTML as a new line, and a block tag anywhere in it as raw."""
+    line after raw HTML as a new line (a tag may run on over the next), and a block
+    tag anywhere in it as raw."""
     for tag in _TAG_OR_COMMENT.finditer(text, pos, stop):
         if tag.group(1) and tag.group(1).lower() in RAW_BLOCK_TAGS:
             return tag

@@ -74,6 +74,7 @@ class _State:
     html: re.Pattern[str] | None = None  # what ends an open HTML block
     raw: str | None = None  # the tag of an open raw block
     raw_depth: int = 0  # how deep its tag is nested
+    raw_closed: bool = False  # a raw block closed in this paragraph
     tag_open: bool = False
     blank: bool = True  # the previous line was blank (the start counts as one)
     closed_fence: bool = False  # the previous line closed a fence
@@ -211,7 +212,7 @@ class Segmenter:
         """Update what is open with one complete line."""
         state = self._state
         state.closed_fence = False
-        was_raw = state.raw
+        was_raw, chained = state.raw, state.raw_closed
         if state.fence is not None:
             if _closes(state.fence, line):
                 state.fence, state.closed_fence = None, True
@@ -222,9 +223,15 @@ class Segmenter:
             self._open(line)
         if was_raw is not None:
             state.raw, state.raw_depth, _end = follow_raw_block(line, 0, was_raw, state.raw_depth)
+            state.raw_closed = state.raw is None
+        elif chained and state.raw is None and state.fence is None:
+            # After raw HTML closed, python-markdown opens it again at a block tag
+            # anywhere up to the next blank line.
+            self._open_raw(line, next_raw_tag(line, 0, len(line)))
         if state.fence is None and state.html is None and (state.tag_open or "<" in line):
             state.tag_open = _tag_open(state.tag_open, line)
         state.blank = not line.strip()
+        state.raw_closed = state.raw_closed and not state.blank
 
     def _open(self, line: str) -> None:
         state = self._state
@@ -241,10 +248,14 @@ class Segmenter:
                 break
         # python-markdown keeps a block tag at the start of any line raw, blank line
         # before it or not, until the end tag that balances it.
-        raw = next_raw_tag(line, 0, len(line)) if _LINE_TAG.match(line) else None
-        if raw is not None and state.raw is None:
-            opened = follow_raw_block(line, raw.start(), raw.group(1))
-            state.raw, state.raw_depth, _end = opened
+        if _LINE_TAG.match(line) and state.raw is None:
+            self._open_raw(line, next_raw_tag(line, 0, len(line)))
+
+    def _open_raw(self, line: str, tag: re.Match[str] | None) -> None:
+        if tag is not None:
+            state = self._state
+            state.raw, state.raw_depth, _end = follow_raw_block(line, tag.start(), tag.group(1))
+            state.raw_closed = state.raw is None
 
     def _force_while_over(self) -> list[Unit]:
         units = []
