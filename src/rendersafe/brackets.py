@@ -4,7 +4,7 @@ decisions every lenient rule shares (judge a reading, neutralise a construct).""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .context import Pass, Regions
@@ -41,13 +41,9 @@ class Bracket:
 def scan_brackets(ps: Pass) -> list[Bracket]:
     """Pair up brackets outside code, and index the first image-style use of each label."""
     text = ps.source.text
-    inside_code = _cursor(ps.code)
     stack: list[int] = []
     pairs: list[Bracket] = []
-    for match in _BRACKET.finditer(text):
-        pos = match.start()
-        if match.end() - pos == 2 or inside_code(pos):
-            continue
+    for pos in _live_brackets(ps):
         if text[pos] == "[":
             stack.append(pos)
         elif stack:
@@ -66,20 +62,24 @@ def first_closes(ps: Pass, pairs: list[Bracket]) -> list[Bracket]:
     """Openers paired with the first `]` after them, where that is not their nested
     pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`."""
     text = ps.source.text
-    inside_code = _cursor(ps.code)
     nested = {bracket.open: bracket.close for bracket in pairs}
     waiting: list[int] = []
     found: list[Bracket] = []
-    for match in _BRACKET.finditer(text):
-        pos = match.start()
-        if match.end() - pos == 2 or inside_code(pos):
-            continue
+    for pos in _live_brackets(ps):
         if text[pos] == "[":
             waiting.append(pos)
-            continue
-        found.extend(Bracket(o, pos, _bang(text, o)) for o in waiting if nested.get(o) != pos)
-        waiting = []
+        else:
+            found.extend(Bracket(o, pos, _bang(text, o)) for o in waiting if nested.get(o) != pos)
+            waiting = []
     return found
+
+
+def _live_brackets(ps: Pass) -> Iterator[int]:
+    """Where the `[` and `]` outside code and not escaped are."""
+    inside_code = _cursor(ps.code)
+    for match in _BRACKET.finditer(ps.source.text):
+        if match.end() - match.start() == 1 and not inside_code(match.start()):
+            yield match.start()
 
 
 def open_openers(ps: Pass) -> list[tuple[int, str]]:
