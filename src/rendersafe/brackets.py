@@ -14,13 +14,16 @@ from .labels import label_keys
 from .urls import INVISIBLE, Role, Verdict
 
 __all__ = [
-    "Bracket", "first_closes", "judge_reading", "neutralise", "open_openers", "scan_brackets",
-    "usage", "worst",
+    "Bracket", "dangling_images", "first_closes", "judge_reading", "neutralise", "open_openers",
+    "scan_brackets", "usage", "worst",
 ]  # fmt: skip
 
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
+_DANGLING = re.compile(
+    r"""\([ \t]*\n?[ \t]*[^\s()<]+[ \t]+(?:(?:"[^"]*"|'[^']*'|\([^)]*\))[ \t]+)?\["""
+)
 _HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
 
@@ -51,11 +54,25 @@ def scan_brackets(ps: Pass) -> list[Bracket]:
             pairs.append(Bracket(start, pos, _bang(text, start)))
     ps.open_brackets = stack
     pairs.sort(key=lambda b: b.open)
-    for bracket in pairs:
+    for bracket in [*pairs, *dangling_images(text, pairs)]:
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
                 ps.image_uses.setdefault(key, bracket.bang)
     return pairs
+
+
+def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
+    """commonmark.py reads `![a](d [r]`, a destination never closed, as the image of
+    reference `r`: each such image, as a bracket from its `!` over the label."""
+    found = []
+    for bracket in pairs:
+        if bracket.bang < 0 or not text.startswith("(", bracket.close + 1):
+            continue
+        gap = _DANGLING.match(text, bracket.close + 1)
+        label = _pair_at(pairs, gap.end() - 1) if gap else None
+        if label is not None:
+            found.append(Bracket(label.open, label.close, bracket.bang))
+    return found
 
 
 def first_closes(ps: Pass, pairs: list[Bracket]) -> list[Bracket]:

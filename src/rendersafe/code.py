@@ -155,12 +155,12 @@ class SpanJudge:
 def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] | None:
     """The code spans of lines first..last, read as one, if every renderer pairs them.
 
-    CommonMark pairs backtick runs in order. marked and mistune read left to right
-    instead, and a URL or a `~~` that starts first swallows the runs inside it, up to
-    an end each renderer puts elsewhere (python-markdown also puts code spans into a
-    link's destination). None when a run may be swallowed, when a run is left
-    unpaired (python-markdown then splits it and pairs anew), or when a line starts
-    like a tag.
+    CommonMark pairs backtick runs in order; python-markdown pairs the first
+    backticks of a longer run too (the spans both agree on are kept). marked and
+    mistune read left to right, and a URL, a tag or a `~~` that starts outside code
+    swallows the runs inside it, up to an end each renderer puts elsewhere: None
+    when a run may be swallowed, when a run is left unpaired (python-markdown then
+    splits it and pairs anew), or when a line starts like a tag.
     """
     if any(_TAG_LINE.match(source.lines[i]) for i in range(first, last + 1)):
         return None
@@ -171,9 +171,11 @@ def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] 
         for pattern in _SWALLOWERS
         for m in pattern.finditer(source.text, start, end)
     )
-    pairs = _pair_runs(runs, swallowers)
+    pairs = _pair_runs(runs)
+    if pairs is None or _swallowed(runs, pairs, swallowers):
+        return None
     agreed = _python_markdown_pairs(runs, source.text)
-    return None if pairs is None or agreed is None else pairs & agreed
+    return None if agreed is None else pairs & agreed
 
 
 def _python_markdown_pairs(
@@ -216,44 +218,52 @@ def _pair_line(line: list[re.Match[str]], pairs: set[tuple[int, int]]) -> bool:
     return True
 
 
-def _pair_runs(
-    runs: list[re.Match[str]], swallowers: list[tuple[int, int]]
-) -> frozenset[tuple[int, int]] | None:
-    """Pair runs in order, skipping swallowers that start outside code; None if a run
-    is left unpaired or falls in a swallower."""
+def _pair_runs(runs: list[re.Match[str]]) -> frozenset[tuple[int, int]] | None:
+    """Pair runs of equal width in order; None if a run is left unpaired."""
     pairs: set[tuple[int, int]] = set()
-    pos, i, k = 0, 0, 0
+    i = 0
     while i < len(runs):
-        run = runs[i]
-        while k < len(swallowers) and swallowers[k][0] < pos:
-            k += 1
-        if k < len(swallowers) and swallowers[k][0] < run.start():
-            if run.start() < swallowers[k][1]:
-                return None
-            pos = swallowers[k][1]
-            k += 1
-            continue
-        width = len(run.group())
+        width = len(runs[i].group())
         closer = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == width), -1)
         if closer < 0:
             return None
-        pairs.add((run.start(), runs[closer].end()))
-        pos, i = runs[closer].end(), closer + 1
+        pairs.add((runs[i].start(), runs[closer].end()))
+        i = closer + 1
     return frozenset(pairs)
 
 
+def _swallowed(
+    runs: list[re.Match[str]], pairs: frozenset[tuple[int, int]], swallowers: list[tuple[int, int]]
+) -> bool:
+    """Does a swallower that starts outside every code span hold a backtick run?
+
+    Swallowers may overlap, and which one a renderer reads first differs: each is
+    taken on its own."""
+    spans = sorted(pairs)
+    span_starts = [span[0] for span in spans]
+    run_starts = [run.start() for run in runs]
+    for start, end in swallowers:
+        i = bisect.bisect_right(span_starts, start) - 1
+        if i >= 0 and start < spans[i][1]:
+            continue  # inside code: markdown reads the code span first
+        k = bisect.bisect_right(run_starts, start)
+        if k < len(run_starts) and run_starts[k] < end:
+            return True
+    return False
+
+
 def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
-    """Where python-markdown keeps raw HTML: from a block tag at the start of a line
-    to the end tag that balances it (nested tags counted), or to the end of the text
-    when none does; and on, when another block tag opens right after, on that line."""
+    """Where python-markdown keeps raw HTML: from the first block tag in an HTML
+    block (after a comment or a closed element it starts a new line, and a line of
+    the block may start with one) to the end tag that balances it, nested tags
+    counted, or to the end of the text when none does."""
     if block.map is None:
         return
     start = source.starts[block.map[0]]
     if start in spans:
         return
-    # At the first block tag of the line: after a comment or a closed element
-    # python-markdown starts a new line, which that tag then opens raw.
-    opening = next_raw_tag(source.text, start, source.line_end(block.map[0]))
+    last = min(block.map[1], len(source.lines)) - 1
+    opening = next_raw_tag(source.text, start, source.line_end(max(last, block.map[0])))
     if opening is not None:
         spans.add(start, raw_block_end(source.text, opening.start(), opening.group(1)))
 

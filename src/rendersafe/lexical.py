@@ -16,7 +16,7 @@ import html
 import re
 
 from .bare import bare_urls, tags
-from .brackets import Bracket, first_closes, neutralise, worst
+from .brackets import Bracket, dangling_images, first_closes, neutralise, worst
 from .context import Pass
 from .references import references
 from .urls import Role
@@ -33,7 +33,8 @@ _TITLE = re.compile(r"""\s+["'(]""")
 
 def backstop(ps: Pass, pairs: list[Bracket]) -> None:
     """Judge every lenient reading the Markdown pass did not already remove."""
-    references(ps, pairs, ps.ast_definitions)
+    images = dangling_images(ps.source.text, pairs)
+    references(ps, sorted([*pairs, *images], key=lambda b: b.open), ps.ast_definitions)
     for bracket in [*pairs, *first_closes(ps, pairs)]:
         if ps.source.text.startswith("(", bracket.close + 1):
             _inline_construct(ps, bracket)
