@@ -71,7 +71,7 @@ class Sanitizer:
     def _run(self, text: str, context: dict[str, str]) -> Result:
         segmenter = Segmenter(self.policy.max_hold_chars)
         units = segmenter.push(text) + segmenter.finish()
-        carry, outputs, findings = Carry(), list[str](), list[Finding]()
+        carry, outputs, findings = Carry(received=text), list[str](), list[Finding]()
         for unit in units:
             settled = self.units.settle(unit, carry, context)
             outputs.append(settled.text)

@@ -36,7 +36,7 @@ class StreamSanitizer:
         self._units = units
         self._context = context
         self._segmenter = Segmenter(units.policy.max_hold_chars)
-        self._carry = Carry()
+        self._carry = Carry(sent=Segmenter(units.policy.max_hold_chars))
         self._findings: list[Finding] = []
         self._sent = 0  # characters of the current unit already sent, unchanged
         self._unsent = ""  # the rest of the current unit, while nothing is held

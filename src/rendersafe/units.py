@@ -53,8 +53,11 @@ class Carry:
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
     # The text sent so far, line by line: what it leaves open is what a renderer
-    # reads the next unit inside of, whatever the text received left open.
+    # reads the next unit inside of, whatever the text received left open. None
+    # while every unit came out unchanged: then the units' own context is the same,
+    # and `received` (the whole reply, one-shot) rebuilds it at the first change.
     sent: Segmenter | None = None
+    received: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +80,9 @@ class UnitSanitizer:
 
     def settle(self, unit: Unit, carry: Carry, context: dict[str, str]) -> Settled:
         """Sanitise `unit` to a fixpoint, read inside what the text sent left open."""
-        sent = carry.sent if carry.sent is not None else Segmenter(self.policy.max_hold_chars)
-        unit = replace(unit, prefix=sent.context)
+        sent = carry.sent
+        if sent is not None:
+            unit = replace(unit, prefix=sent.context)
         first = self._pass(unit, carry, context, recheck=False)
         findings = list(first.findings)
         current = first
@@ -93,8 +97,20 @@ class UnitSanitizer:
                 raise SanitizeError(
                     f"output still changing after {MAX_PASSES} passes; refusing to emit it"
                 )
-        sent.push(current.text)
-        return Settled(current.text, tuple(findings), replace(_carry(first, current), sent=sent))
+        if sent is None and current.text != unit.text:
+            sent = self._sent_before(unit, carry)
+        if sent is not None:
+            sent.push(current.text)
+        after = replace(_carry(first, current), sent=sent, received=carry.received)
+        return Settled(current.text, tuple(findings), after)
+
+    def _sent_before(self, unit: Unit, carry: Carry) -> Segmenter:
+        """The text sent before `unit`, the same as received: read it once."""
+        if carry.received is None:
+            raise SanitizeError("no record of the text sent before a changed unit")
+        sent = Segmenter(self.policy.max_hold_chars)
+        sent.push(carry.received[: unit.start])
+        return sent
 
     def _pass(
         self,
