@@ -3,7 +3,8 @@
     RenderSafeError             base of everything rendersafe raises on purpose
     ├── PolicyError             the policy is contradictory or unsafe (also a ValueError)
     └── SanitizeError           a reply could not be sanitised; nothing was emitted
-        └── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
+        ├── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
+        └── FormatError         a response is not in the wire format it claims
 
 A non-`str` reply raises the built-in `TypeError`. No error path returns the
 unsanitised text: callers that catch `SanitizeError` must send nothing, or a
@@ -12,7 +13,7 @@ fixed fallback message of their own.
 
 from __future__ import annotations
 
-__all__ = ["InputTooLargeError", "PolicyError", "RenderSafeError", "SanitizeError"]
+__all__ = ["FormatError", "InputTooLargeError", "PolicyError", "RenderSafeError", "SanitizeError"]
 
 
 class RenderSafeError(Exception):
@@ -44,3 +45,8 @@ class InputTooLargeError(SanitizeError):
             f"reply is {size} characters, above max_input_chars={limit}; "
             "raise Policy.max_input_chars or split the reply"
         )
+
+
+class FormatError(SanitizeError):
+    """A response body could not be read in its wire format (SSE, NDJSON, JSON, text),
+    so its text could not be found and sanitised."""

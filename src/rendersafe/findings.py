@@ -22,6 +22,7 @@ class Construct(StrEnum):
     BARE_URL = "bare_url"
     REFERENCE_DEFINITION = "reference_definition"
     HTML = "html"
+    CITATION = "citation"  # a URL a wire format carries beside the text (a source)
 
 
 class Action(StrEnum):

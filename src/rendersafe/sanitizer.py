@@ -17,14 +17,14 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Ma
 
 from .context import Markers
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
-from .findings import Finding, Result
+from .findings import Action, Construct, Finding, Result
 from .hosts import warm_up
 from .policy import Policy
 from .segment import Segmenter
 from .spans import build_parser
 from .streaming import StreamSanitizer
 from .units import Carry, UnitSanitizer
-from .urls import UrlJudge
+from .urls import Role, UrlJudge, redact
 
 __all__ = ["Sanitizer", "asanitize_stream", "sanitize", "sanitize_stream"]
 
@@ -67,6 +67,23 @@ class Sanitizer:
     def stream(self, *, context: Mapping[str, str] | None = None) -> StreamSanitizer:
         """A `StreamSanitizer` for one reply: `feed()` chunks, then `close()`."""
         return StreamSanitizer(self.units, context_dict(context))
+
+    def check_url(
+        self, url: str, *, construct: Construct = Construct.CITATION,
+        context: Mapping[str, str] | None = None,
+    ) -> Finding | None:  # fmt: skip
+        """The finding that removes `url`, a link a client shows beside the text (a
+        citation, a source), or None when it may stay. Never fetches the URL."""
+        if not isinstance(url, str):
+            raise TypeError(f"a URL is a str, not {type(url).__name__}")
+        verdict = self.units.judge.judge(url, Role.LINK)
+        if verdict.action == "keep":
+            return None
+        return Finding(
+            construct=construct, action=Action.REMOVED, reasons=verdict.reasons, line=1,
+            column=1, start=0, end=len(url), host=verdict.host, url=redact(verdict.url),
+            detector="lexical", context=context_dict(context),
+        )  # fmt: skip
 
     def _run(self, text: str, context: dict[str, str]) -> Result:
         segmenter = Segmenter(self.policy.max_hold_chars)

@@ -1,0 +1,85 @@
+"""`AuditRecord`: one line of the audit log, versioned, with the URL redacted.
+
+Every record says what happened (`event`), where (`source`), and, for a finding, what
+was changed and why. The URL is stored redacted (`Finding.url`: scheme, host and the
+shape of path and query, values replaced by their length), never in full by default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+import warnings
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..findings import Action, Construct, Finding, Reason
+from ..policy import Policy
+
+__all__ = ["SCHEMA_VERSION", "AuditRecord", "Event", "Source", "policy_digest"]
+
+SCHEMA_VERSION = 1
+
+Event = Literal["finding", "error", "disconnect"]
+
+
+class Source(BaseModel):
+    """Where the sanitised text came from."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["function", "middleware", "batch"]
+    method: str | None = None
+    path: str | None = None
+    request_id: str | None = None
+    file: str | None = None
+    line: int | None = None
+    record_id: str | None = None
+
+
+# `construct` is the schema's name for the field (see findings.py).
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
+
+    class AuditRecord(BaseModel):
+        """One audit event: a finding, an error, or a client that went away."""
+
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        schema_version: Literal[1] = 1
+        event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+        time: datetime = Field(default_factory=lambda: datetime.now(UTC))
+        rendersafe_version: str
+        policy_digest: str
+        event: Event
+        source: Source
+        construct: Construct | None = None  # type: ignore[assignment]
+        action: Action | None = None
+        reasons: tuple[Reason, ...] = ()
+        host: str | None = None
+        url: str | None = None
+        line: int | None = None
+        column: int | None = None
+        detail: str | None = None
+        message: str | None = None
+        context: dict[str, str] = Field(default_factory=dict)
+
+        @classmethod
+        def of_finding(
+            cls, finding: Finding, source: Source, *, policy_digest: str, version: str
+        ) -> AuditRecord:
+            """The record of one finding."""
+            return cls(
+                rendersafe_version=version, policy_digest=policy_digest, event="finding",
+                source=source, construct=finding.construct, action=finding.action,
+                reasons=finding.reasons, host=finding.host, url=finding.url, line=finding.line,
+                column=finding.column, detail=finding.detail, context=finding.context,
+            )  # fmt: skip
+
+
+def policy_digest(policy: Policy) -> str:
+    """A short, stable digest of the policy: which rules produced a record."""
+    canonical = policy.model_dump_json(exclude={"image_proxy": {"key"}})
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]

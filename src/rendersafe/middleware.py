@@ -1,0 +1,278 @@
+"""`RenderSafeMiddleware`: sanitise every reply a chat backend sends, streamed or not.
+
+    from rendersafe.middleware import RenderSafeMiddleware
+    app.add_middleware(RenderSafeMiddleware, policy=policy, audit=audit, paths=["/v1/*"])
+
+A pure ASGI middleware in the shape of starlette's `GZipMiddleware`: it wraps `send`,
+holds `http.response.start` until the first body message, and rewrites each body
+message as it passes (server-sent events, NDJSON and text are never buffered; a JSON
+body is, and gets its exact `Content-Length`). By default every response whose
+content type carries text is covered; `paths` narrows that to matching paths.
+
+It fails closed. A covered body it cannot read (an unknown text type, an unknown
+content coding, a malformed event), an exception in the app or in the sanitiser:
+before the headers are sent, the response becomes a 502 with a JSON error; after,
+the held text is dropped and the body ends with the format's error event. Every
+finding, failure and client disconnect goes to the audit log with the request's
+method, path and request id.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import logging
+import uuid
+from collections.abc import Mapping, Sequence
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import __version__
+from .audit import AuditLog, AuditRecord, Source, policy_digest
+from .audit.record import Event
+from .errors import FormatError, PolicyError
+from .findings import Finding
+from .policy import Policy
+from .sanitizer import Sanitizer
+from .wire import FORMATS, Codec, Texts, codec_for, format_of
+from .wire.encoding import Inflater, inflater_for
+
+__all__ = ["RenderSafeMiddleware"]
+
+logger = logging.getLogger("rendersafe.middleware")
+
+# The body may change length: these describe the upstream body, not ours.
+_STALE_HEADERS = ("content-length", "content-md5", "etag")
+_NO_BODY_STATUS = frozenset({204, 304})
+_WITHHELD = "rendersafe withheld the rest of this reply"
+
+
+class RenderSafeMiddleware:
+    """Sanitises the replies of the app it wraps. See the module docstring."""
+
+    def __init__(
+        self, app: ASGIApp, *, policy: Policy, audit: AuditLog | None = None,
+        paths: Sequence[str] | None = None, formats: Mapping[str, str] | None = None,
+        json_paths: Sequence[str] = (), request_id_header: str = "x-request-id",
+    ) -> None:  # fmt: skip
+        if not isinstance(policy, Policy):
+            got = type(policy).__name__
+            raise PolicyError("policy", f"expected a rendersafe.Policy, got {got}")
+        for pattern, fmt in (formats or {}).items():
+            if fmt not in FORMATS:
+                known = ", ".join(sorted(FORMATS))
+                raise PolicyError("formats", f"{pattern!r}: {fmt!r} is not one of {known}")
+        self.app = app
+        self.sanitizer = Sanitizer(policy)
+        self.audit = audit
+        self.paths = tuple(paths) if paths is not None else None
+        self.formats = dict(formats or {})
+        self.json_paths = tuple(json_paths)
+        self.request_id_header = request_id_header.lower()
+        self.policy_digest = policy_digest(policy)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.covers(scope.get("path", "")):
+            await self.app(scope, receive, send)
+            return
+        await _Responder(self, scope).run(receive, send)
+
+    def covers(self, path: str) -> bool:
+        """Are responses to `path` sanitised?"""
+        return self.paths is None or any(fnmatch.fnmatchcase(path, p) for p in self.paths)
+
+    def pinned_format(self, path: str) -> str | None:
+        """The format pinned for `path`, if any."""
+        return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(path, p)), None)
+
+    def record(self, source: Source, event: Event, message: str | None = None) -> None:
+        """Audit an event that is not a finding."""
+        if self.audit is not None:
+            self.audit.emit(AuditRecord(
+                rendersafe_version=__version__, policy_digest=self.policy_digest,
+                event=event, source=source, message=message,
+            ))  # fmt: skip
+
+    def record_finding(self, source: Source, finding: Finding) -> None:
+        """Audit one finding."""
+        if self.audit is not None:
+            self.audit.emit(AuditRecord.of_finding(
+                finding, source, policy_digest=self.policy_digest, version=__version__
+            ))  # fmt: skip
+
+
+class _Responder:
+    """One response: its codec, what has been sent, whether the client is still there."""
+
+    def __init__(self, owner: RenderSafeMiddleware, scope: Scope) -> None:
+        self.owner = owner
+        self.scope = scope
+        self.source = Source(
+            kind="middleware", method=scope.get("method"), path=scope.get("path"),
+            request_id=_request_id(scope, owner.request_id_header),
+        )  # fmt: skip
+        self.send: Send = _unset_send
+        self.start: Message | None = None  # held until the first body message
+        self.codec: Codec | None = None
+        self.inflater: Inflater | None = None
+        self.state = "new"  # new, held, passthrough, streaming, done, failed
+        self.disconnected = False
+
+    async def run(self, receive: Receive, send: Send) -> None:
+        """Run the app with wrapped `receive` and `send`."""
+        self.send = send
+        try:
+            await self.owner.app(self.scope, self._receive(receive), self._send)
+        except Exception as exc:
+            if self.state in ("new", "passthrough"):
+                raise  # not a response of ours: the app's error is the app's
+            logger.warning("rendersafe: the application raised", exc_info=True)
+            if not self.disconnected and self.state not in ("done", "failed"):
+                await self._fail(f"the application raised {type(exc).__name__}: {exc}")
+            return
+        if self.state in ("held", "streaming") and not self.disconnected:
+            await self._fail("the application returned before the body ended")
+
+    def _receive(self, receive: Receive) -> Receive:
+        async def wrapped() -> Message:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                self._disconnect()
+            return message
+
+        return wrapped
+
+    async def _send(self, message: Message) -> None:
+        if self.disconnected and self.state != "passthrough":
+            raise OSError("the client disconnected")  # ASGI 2.4: stop the app
+        if self.state in ("done", "failed"):
+            return  # the response is over; the app's late messages go nowhere
+        try:
+            await self._handle(message)
+        except OSError:
+            raise
+        except Exception as exc:
+            await self._fail(f"{type(exc).__name__}: {exc}")
+
+    async def _handle(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            await self._start(message)
+        elif self.state == "passthrough":
+            await self._forward(message)
+        elif kind == "http.response.body":
+            await self._body(message.get("body", b""), more=message.get("more_body", False))
+        elif kind == "http.response.pathsend":
+            raise FormatError("a file sent by path cannot be sanitised; stream its body")
+        else:
+            await self._forward(message)  # trailers, early hints
+
+    async def _start(self, message: Message) -> None:
+        headers = Headers(raw=message["headers"])
+        pinned = self.owner.pinned_format(self.source.path or "")
+        fmt = pinned or format_of(headers.get("content-type"))
+        bodiless = message["status"] in _NO_BODY_STATUS or self.source.method == "HEAD"
+        if fmt is None or bodiless:
+            self.state = "passthrough"
+            await self._forward(message)
+            return
+        self.start, self.state = message, "held"
+        if fmt == "unsupported":
+            raise FormatError(f"cannot sanitise content type {headers.get('content-type')!r}; "
+                              "narrow `paths` or pin a format for this path")  # fmt: skip
+        self.inflater = inflater_for(headers.get("content-encoding"))
+        texts = Texts(self.owner.sanitizer, self._report, keep_sent=True)
+        self.codec = codec_for(
+            fmt, texts, charset=_charset(headers.get("content-type")),
+            json_paths=self.owner.json_paths,
+            json_limit=4 * self.owner.sanitizer.policy.max_input_chars,
+        )  # fmt: skip
+
+    async def _body(self, body: bytes, *, more: bool) -> None:
+        if self.codec is None:
+            raise FormatError("a body message before the start message")
+        data = self.inflater.feed(body) if self.inflater else body
+        if not more and self.inflater:
+            data += self.inflater.close()
+        out = self.codec.feed(data)
+        if not more:
+            out += self.codec.close()
+        if self.state == "held":
+            if more and self.codec.buffered:
+                return
+            await self._send_start(None if more else len(out))
+        if out or not more:
+            await self._forward({"type": "http.response.body", "body": out, "more_body": more})
+        if not more:
+            self.state = "done"
+
+    async def _send_start(self, length: int | None) -> None:
+        if self.start is None:
+            raise FormatError("no start message to send")
+        headers = MutableHeaders(scope=self.start)
+        for name in _STALE_HEADERS:
+            del headers[name]
+        if self.inflater is not None:
+            del headers["content-encoding"]
+        if length is not None:
+            headers["content-length"] = str(length)
+        self.state = "streaming"
+        await self._forward(self.start)
+
+    async def _fail(self, reason: str) -> None:
+        """End the response without sending anything held."""
+        logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
+        self.owner.record(self.source, "error", reason)
+        held, self.state = self.state, "failed"
+        try:
+            if held == "held":
+                await self._send_502()
+            elif held == "streaming":
+                frame = self.codec.error_frame(_WITHHELD) if self.codec else b""
+                await self._forward({"type": "http.response.body", "body": frame})
+        except OSError:
+            self._disconnect()
+
+    async def _send_502(self) -> None:
+        body = json.dumps({"error": {"type": "rendersafe_error", "message": _WITHHELD,
+                                     "request_id": self.source.request_id}}).encode()  # fmt: skip
+        headers = [(b"content-type", b"application/json"),
+                   (b"content-length", str(len(body)).encode())]  # fmt: skip
+        await self.send({"type": "http.response.start", "status": 502, "headers": headers})
+        await self.send({"type": "http.response.body", "body": body})
+
+    async def _forward(self, message: Message) -> None:
+        try:
+            await self.send(message)
+        except OSError:
+            self._disconnect()
+            raise
+
+    def _report(self, finding: Finding) -> None:
+        self.owner.record_finding(self.source, finding)
+
+    def _disconnect(self) -> None:
+        if self.disconnected:
+            return
+        self.disconnected = True
+        if self.state in ("held", "streaming"):
+            self.owner.record(self.source, "disconnect", "the client went away mid-response")
+            self.state, self.codec = "failed", None  # drop what is held
+
+
+async def _unset_send(message: Message) -> None:
+    raise RuntimeError("send used before run()")
+
+
+def _request_id(scope: Scope, header: str) -> str:
+    value = Headers(scope=scope).get(header)
+    return value[:128] if value else uuid.uuid4().hex
+
+
+def _charset(content_type: str | None) -> str | None:
+    for param in (content_type or "").split(";")[1:]:
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset":
+            return value.strip().strip('"') or None
+    return None

@@ -1,0 +1,81 @@
+"""Wire formats: find the reply text in a response body, sanitise it, write it back.
+
+    codec = codec_for("sse", texts)          # or "ndjson", "json", "text", a dialect
+    out = codec.feed(body_bytes)              # the rewritten bytes settled so far
+    out += codec.close()                      # at the end of the body
+
+Every codec raises `FormatError` when the body is not what it claims to be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Protocol
+
+from ..errors import FormatError
+from .json_body import JsonCodec
+from .ndjson import NdjsonCodec
+from .sse_codec import DIALECTS, SseCodec
+from .text import TextCodec
+from .texts import Report, Texts
+
+__all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
+
+# What a format can be pinned to: a family (its dialect found from the body) or one
+# SSE dialect.
+FORMATS = frozenset({"sse", "ndjson", "json", "text", *DIALECTS})
+
+_BY_TYPE = MappingProxyType({
+    "text/event-stream": "sse",
+    **dict.fromkeys(("application/x-ndjson", "application/ndjson", "application/jsonl",
+                     "application/x-jsonlines", "application/jsonlines"), "ndjson"),
+    "application/json": "json",
+    **dict.fromkeys(("text/plain", "text/markdown", "text/x-markdown"), "text"),
+})  # fmt: skip
+# Types that carry text but that no codec reads: covered, so refused.
+_OTHER_TEXT = frozenset({"application/xml", "application/javascript", "application/ecmascript",
+                         "application/x-www-form-urlencoded", "application/graphql"})  # fmt: skip
+
+
+class Codec(Protocol):
+    """Rewrites one response body."""
+
+    buffered: bool  # True: the whole body is needed before anything is sent
+
+    def feed(self, data: bytes) -> bytes: ...
+
+    def close(self) -> bytes: ...
+
+    def error_frame(self, message: str) -> bytes: ...
+
+
+def format_of(content_type: str | None) -> str | None:
+    """The format of a content type: a codec's name, "unsupported" for other text,
+    or None for binary content (left alone). No content type at all is read as text."""
+    if not content_type:
+        return "text"
+    main = content_type.split(";", 1)[0].strip().lower()
+    if main in _BY_TYPE:
+        return _BY_TYPE[main]
+    if main.endswith("+json"):
+        return "json"
+    if main.startswith("text/") or main in _OTHER_TEXT or main.endswith("+xml"):
+        return "unsupported"
+    return None
+
+
+def codec_for(
+    fmt: str, texts: Texts, *, charset: str | None = None, json_paths: Sequence[str] = (),
+    json_limit: int = 16 * 1024 * 1024,
+) -> Codec:  # fmt: skip
+    """The codec for format `fmt` (one of `FORMATS`)."""
+    if fmt == "sse" or fmt in DIALECTS:
+        return SseCodec(texts, None if fmt == "sse" else fmt)
+    if fmt == "ndjson":
+        return NdjsonCodec(texts)
+    if fmt == "json":
+        return JsonCodec(texts, paths=json_paths, limit=json_limit)
+    if fmt == "text":
+        return TextCodec(texts, charset or "utf-8")
+    raise FormatError(f"no codec reads format {fmt!r}")

@@ -1,0 +1,61 @@
+"""The Vercel AI SDK's UI message stream: `text-delta` and `reasoning-delta` per id."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dialect import DONE, json_event, judged_urls, new_event, require
+from .sse import SseEvent
+from .texts import Texts
+
+__all__ = ["AiSdk"]
+
+_DELTAS = {"text-delta": "text", "reasoning-delta": "reasoning"}
+_ENDS = {"text-end": "text", "reasoning-end": "reasoning"}
+
+
+class AiSdk:
+    """Sanitises each text and reasoning part; its tail is one more delta before its end."""
+
+    name = "ai-sdk"
+
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
+        self._urls: dict[str, bool] = {}
+
+    def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
+        if data == DONE:
+            return [*self.finish(), event]
+        if not isinstance(data, dict):
+            return [event]
+        kind = data.get("type")
+        if kind in _DELTAS:
+            return self._delta(event, data, _DELTAS[kind])
+        before = []
+        if kind in _ENDS:
+            before = self._flush((_ENDS[kind], data.get("id")))
+        elif kind == "finish":
+            before = self.finish()
+        elif kind == "source-url" and not judged_urls(self.texts, self._urls, data.get("url")):
+            return []
+        return [*before, event]
+
+    def finish(self) -> list[SseEvent]:
+        return [event for key in self.texts.open_keys() for event in self._flush(key)]
+
+    def error(self, message: str) -> SseEvent:
+        return new_event({"type": "error", "errorText": message})
+
+    def _delta(self, event: SseEvent, data: dict[str, Any], part: str) -> list[SseEvent]:
+        text = require(data.get("delta"), str, "delta")
+        out = self.texts.feed((part, data.get("id")), text)
+        if out == text:
+            return [event]
+        return [json_event(event, {**data, "delta": out})]
+
+    def _flush(self, key: Any) -> list[SseEvent]:
+        rest = self.texts.close(key)
+        if not rest:
+            return []
+        part, ident = key
+        return [new_event({"type": f"{part}-delta", "id": ident, "delta": rest})]

@@ -1,0 +1,86 @@
+"""Anthropic Messages events: `text_delta`s per content block index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dialect import json_event, judged_urls, new_event, require
+from .sse import SseEvent
+from .texts import Texts
+
+__all__ = ["Anthropic"]
+
+
+class Anthropic:
+    """Sanitises each text block; its tail is one more delta before `content_block_stop`.
+
+    Thinking blocks pass unchanged: their signature covers the text, and a client
+    that sends them back would be refused.
+    """
+
+    name = "anthropic"
+
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
+        self._urls: dict[str, bool] = {}
+
+    def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
+        if not isinstance(data, dict):
+            return [event]
+        kind = data.get("type")
+        if kind == "content_block_start":
+            return self._start(event, data)
+        if kind == "content_block_delta":
+            return self._delta(event, data)
+        if kind == "content_block_stop":
+            return [*self._flush(data.get("index", 0)), event]
+        if kind == "message_stop":
+            return [*self.finish(), event]
+        return [event]
+
+    def finish(self) -> list[SseEvent]:
+        return [event for key in self.texts.open_keys() for event in self._flush(key)]
+
+    def error(self, message: str) -> SseEvent:
+        data = {"type": "error", "error": {"type": "api_error", "message": message}}
+        return new_event(data, name="error")
+
+    def _start(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
+        block = require(data.get("content_block"), dict, "content_block")
+        if block.get("type") != "text":
+            return [event]
+        text = require(block.get("text", ""), str, "text")
+        out = self.texts.feed(data.get("index", 0), text) if text else text
+        citations = block.get("citations")
+        kept = citations
+        if isinstance(citations, list):
+            kept = [c for c in citations if judged_urls(self.texts, self._urls, _url(c))]
+        if out == text and kept == citations:
+            return [event]
+        return [json_event(event, {**data, "content_block": {**block, "text": out, **(
+            {"citations": kept} if isinstance(citations, list) else {})}})]  # fmt: skip
+
+    def _delta(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
+        delta = require(data.get("delta"), dict, "delta")
+        if delta.get("type") == "citations_delta":
+            keep = judged_urls(self.texts, self._urls, _url(delta.get("citation")))
+            return [event] if keep else []
+        if delta.get("type") != "text_delta":
+            return [event]  # tool input, thinking, signatures
+        text = require(delta.get("text"), str, "text")
+        out = self.texts.feed(data.get("index", 0), text)
+        if out == text:
+            return [event]
+        return [json_event(event, {**data, "delta": {**delta, "text": out}})]
+
+    def _flush(self, index: Any) -> list[SseEvent]:
+        rest = self.texts.close(index)
+        if not rest:
+            return []
+        data = {"type": "content_block_delta", "index": index,
+                "delta": {"type": "text_delta", "text": rest}}  # fmt: skip
+        return [new_event(data, name="content_block_delta")]
+
+
+def _url(citation: Any) -> Any:
+    return citation.get("url") if isinstance(citation, dict) else None

@@ -1,0 +1,67 @@
+"""What every SSE dialect offers, and helpers to write JSON events back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from ..errors import FormatError
+from .sse import SseEvent
+from .texts import Texts
+
+__all__ = ["DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require"]
+
+DONE = "[DONE]"  # OpenAI's and the AI SDK's last event
+
+
+class Dialect(Protocol):
+    """Rewrites one provider's events; one instance per response."""
+
+    name: str
+
+    def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
+        """The events to send for `event` (whose data parsed to `data`, or is DONE)."""
+        ...
+
+    def finish(self) -> list[SseEvent]:
+        """The events that end every text still open, at the end of the body."""
+        ...
+
+    def error(self, message: str) -> SseEvent:
+        """The provider's own error event, sent when the rest of a reply is withheld."""
+        ...
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON, as the providers send it."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_event(event: SseEvent, data: Any) -> SseEvent:
+    """`event` with `data` as its new JSON data."""
+    return event.with_data(dumps(data))
+
+
+def new_event(data: Any, *, name: str | None = None, eol: str = "\n") -> SseEvent:
+    """An event made here (a flushed tail, an error)."""
+    lines = [f"event: {name}"] if name else []
+    return SseEvent([*lines, f"data: {dumps(data)}"], eol)
+
+
+def require(value: Any, kind: type, what: str) -> Any:
+    """`value` if it is a `kind`; else the response is not in the format it claims."""
+    if not isinstance(value, kind):
+        raise FormatError(f"{what} is {type(value).__name__}, expected {kind.__name__}")
+    return value
+
+
+def judged_urls(texts: Texts, urls: dict[str, bool], url: Any) -> bool:
+    """May a citation or source URL stay? Each URL is judged and reported once."""
+    if not isinstance(url, str):
+        return True
+    if url not in urls:
+        finding = texts.sanitizer.check_url(url)
+        urls[url] = finding is None
+        if finding is not None:
+            texts.report(finding)
+    return urls[url]

@@ -1,0 +1,141 @@
+"""`JsonCodec`: a whole JSON reply (not streamed), read once it has all arrived.
+
+Known shapes have their text fields sanitised: an OpenAI chat completion or Responses
+object, an Anthropic message, an Ollama reply. `json_paths` name the fields of any
+other backend (`answer`, `results[].text`). A body of another shape has every string
+in it sanitised: each is judged whole, so nothing a client renders slips through.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from ..errors import FormatError
+from .dialect import dumps, judged_urls
+from .texts import Texts
+
+__all__ = ["JsonCodec", "json_path_fields"]
+
+Holder = tuple[Any, Any]  # a dict and key, or a list and index, holding a string
+
+
+class JsonCodec:
+    """Buffers the body (up to `limit` bytes), then rewrites it once."""
+
+    buffered = True
+
+    def __init__(self, texts: Texts, *, paths: Sequence[str] = (), limit: int) -> None:
+        self.texts = texts
+        self._paths = tuple(paths)
+        self._limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._urls: dict[str, bool] = {}
+
+    def feed(self, data: bytes) -> bytes:
+        """Keep the bytes until the body is complete."""
+        self._size += len(data)
+        if self._size > self._limit:
+            raise FormatError(f"a JSON body over {self._limit} bytes cannot be sanitised")
+        self._parts.append(data)
+        return b""
+
+    def close(self) -> bytes:
+        """The whole body, its text fields sanitised (unchanged bytes if nothing was)."""
+        raw = b"".join(self._parts)
+        if not raw.strip():
+            return raw  # no body, no text
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise FormatError(f"the JSON body does not parse: {exc}") from exc
+        holders = list(self._holders(data))
+        changed = False
+        for holder, key in holders:
+            text = holder[key]
+            if isinstance(text, str) and (out := self.texts.one_shot(text)) != text:
+                holder[key], changed = out, True
+        changed |= self._drop_citations(data)
+        return dumps(data).encode() if changed else raw
+
+    def error_frame(self, message: str) -> bytes:
+        """A JSON body is never partly sent: a failure is always a 502."""
+        return b""
+
+    def _holders(self, data: Any) -> Iterator[Holder]:
+        if self._paths:
+            for path in self._paths:
+                yield from json_path_fields(data, path)
+            return
+        for matches, paths in _SHAPES:
+            if isinstance(data, dict) and matches(data):
+                for path in paths:
+                    yield from json_path_fields(data, path)
+                return
+        yield from _every_string(data)
+
+    def _drop_citations(self, data: Any) -> bool:
+        changed = False
+        for holder, key in [*json_path_fields(data, "output[].content[].annotations"),
+                            *json_path_fields(data, "content[].citations")]:  # fmt: skip
+            notes = holder[key]
+            if isinstance(notes, list):
+                kept = [n for n in notes if judged_urls(self.texts, self._urls, _url(n))]
+                if len(kept) != len(notes):
+                    holder[key], changed = kept, True
+        return changed
+
+
+def json_path_fields(data: Any, path: str) -> Iterator[Holder]:
+    """The (container, key) pairs that `path` names: `a.b`, `a[].b` for every element."""
+    head, _, rest = path.partition(".")
+    name, every = (head[:-2], True) if head.endswith("[]") else (head, False)
+    if not isinstance(data, dict) or name not in data:
+        return
+    if not every:
+        yield from ((data, name),) if not rest else json_path_fields(data[name], rest)
+        return
+    items = data[name]
+    if isinstance(items, list):
+        for index, item in enumerate(items):
+            yield from json_path_fields(item, rest) if rest else ((items, index),)
+
+
+def _every_string(data: Any) -> Iterator[Holder]:
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(
+        data, list) else ()  # fmt: skip
+    for key, value in items:
+        if isinstance(value, str):
+            yield data, key
+        else:
+            yield from _every_string(value)
+
+
+def _url(note: Any) -> Any:
+    return note.get("url") if isinstance(note, dict) else None
+
+
+def _is_chat(data: dict[str, Any]) -> bool:
+    return isinstance(data.get("choices"), list)
+
+
+def _is_response(data: dict[str, Any]) -> bool:
+    return data.get("object") == "response"
+
+
+def _is_message(data: dict[str, Any]) -> bool:
+    return data.get("type") == "message" and isinstance(data.get("content"), list)
+
+
+def _is_ollama(data: dict[str, Any]) -> bool:
+    return isinstance(data.get("message"), dict) or isinstance(data.get("response"), str)
+
+
+_SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], tuple[str, ...]], ...] = (
+    (_is_chat, ("choices[].message.content", "choices[].message.content[].text")),
+    (_is_response, ("output[].content[].text",)),
+    (_is_message, ("content[].text",)),
+    (_is_ollama, ("message.content", "message.thinking", "response", "thinking")),
+)

@@ -1,0 +1,102 @@
+"""`NdjsonCodec`: Ollama's `/api/chat` and `/api/generate` streams, a JSON object a line.
+
+Chat lines carry `message.content` (and `message.thinking`); generate lines carry
+`response` (and `thinking`). The tails of the texts go into the `done: true` line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from typing import Any
+
+from ..errors import FormatError
+from .dialect import dumps, require
+from .sse import MAX_PENDING
+from .texts import Texts
+
+__all__ = ["NdjsonCodec"]
+
+_CHAT_FIELDS: tuple[str, ...] = ("content", "thinking")
+_GENERATE_FIELDS: tuple[str, ...] = ("response", "thinking")
+
+
+class NdjsonCodec:
+    """Rewrites the text fields of each line; other lines pass byte for byte."""
+
+    buffered = False
+
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._partial = ""
+        self._line = 0
+        self._envelope: dict[str, Any] = {}
+        self._fields: tuple[str, ...] = _CHAT_FIELDS
+
+    def feed(self, data: bytes) -> bytes:
+        """Take body bytes; return the rewritten lines they completed."""
+        text = self._partial + self._decoder.decode(data)
+        cut = text.rfind("\n") + 1
+        self._partial = text[cut:]
+        if len(self._partial) > MAX_PENDING:
+            raise FormatError(f"a line longer than {MAX_PENDING} characters")
+        return "".join(map(self._rewrite, text[:cut].splitlines(keepends=True))).encode()
+
+    def close(self) -> bytes:
+        """The body ended: the last line, and a line with the tails of open texts."""
+        last = self._partial + self._decoder.decode(b"", final=True)
+        out = self._rewrite(last) if last else ""
+        tails = {key: rest for key in self.texts.open_keys() if (rest := self.texts.close(key))}
+        if tails:
+            out += dumps(self._tail_line(tails)) + "\n"
+        return out.encode()
+
+    def error_frame(self, message: str) -> bytes:
+        """Ollama's error line."""
+        return (dumps({"error": message}) + "\n").encode()
+
+    def _rewrite(self, line: str) -> str:
+        self._line += 1
+        body = line.strip()
+        if not body:
+            return line
+        try:
+            data = json.loads(body)
+        except ValueError as exc:
+            raise FormatError(f"NDJSON line {self._line} is not JSON: {exc}") from exc
+        data = require(data, dict, f"NDJSON line {self._line}")
+        holder, fields = _texts_of(data)
+        if holder is None:
+            return line  # an error line, or one with no text
+        self._envelope = {k: data[k] for k in ("model", "created_at") if k in data}
+        self._fields = fields
+        changed = self._sanitise(holder, fields, done=data.get("done") is True)
+        return dumps(data) + line[len(line.rstrip("\r\n")) :] if changed else line
+
+    def _sanitise(self, holder: dict[str, Any], fields: tuple[str, ...], *, done: bool) -> bool:
+        changed = False
+        for field in fields:
+            text = holder.get(field)
+            out = text if text is None else self.texts.feed(field, require(text, str, field))
+            if done and (rest := self.texts.close(field)):
+                out = (out or "") + rest
+            if out != text:
+                holder[field], changed = out, True
+        return changed
+
+    def _tail_line(self, tails: dict[Any, str]) -> dict[str, Any]:
+        if self._fields is _GENERATE_FIELDS:
+            return {**self._envelope, **tails, "done": False}
+        return {**self._envelope, "message": {"role": "assistant", **tails}, "done": False}
+
+
+def _texts_of(data: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    message = data.get("message")
+    if isinstance(message, dict):
+        return message, _CHAT_FIELDS
+    if "response" in data:
+        return data, _GENERATE_FIELDS
+    if "error" in data or "done" in data:
+        return None, ()
+    raise FormatError(f"an NDJSON line of an unknown shape (keys {sorted(data)[:6]})")

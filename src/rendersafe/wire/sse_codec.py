@@ -1,0 +1,135 @@
+"""`SseCodec`: sanitise a `text/event-stream` body, whichever provider wrote it.
+
+The dialect is pinned by the caller or found from the first event with data:
+OpenAI chunks carry `choices`, Responses events a `response.*` type, Anthropic and
+the AI SDK their own event types, and data that is not JSON is the text itself.
+An event of JSON that no dialect knows fails the response: its text cannot be found.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import FormatError
+from .ai_sdk import AiSdk
+from .anthropic import Anthropic
+from .dialect import DONE, Dialect
+from .openai_chat import OpenAIChat
+from .openai_responses import OpenAIResponses
+from .plain_sse import PlainSse
+from .sse import SseEvent, SseReader
+from .texts import Texts
+
+__all__ = ["DIALECTS", "SseCodec"]
+
+Factory = Callable[[Texts], Dialect]
+
+DIALECTS: dict[str, Factory] = {
+    "openai-chat": OpenAIChat,
+    "openai-responses": OpenAIResponses,
+    "anthropic": Anthropic,
+    "ai-sdk": AiSdk,
+    "sse-text": PlainSse,
+}
+_ANTHROPIC = frozenset({"message_start", "message_delta", "message_stop", "content_block_start",
+                        "content_block_delta", "content_block_stop", "ping"})  # fmt: skip
+_AI_SDK = frozenset({"start", "finish", "abort", "start-step", "finish-step", "text-start",
+                     "text-delta", "text-end", "reasoning-start", "reasoning-delta",
+                     "reasoning-end", "source-url", "source-document", "file",
+                     "message-metadata"})  # fmt: skip
+
+
+class SseCodec:
+    """Reads events from body bytes, has the dialect rewrite them, writes them back."""
+
+    buffered = False
+
+    def __init__(self, texts: Texts, dialect: str | None = None) -> None:
+        self.texts = texts
+        self._reader = SseReader()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._dialect: Dialect | None = DIALECTS[dialect](texts) if dialect else None
+
+    @property
+    def dialect(self) -> str | None:
+        """The dialect in use, once known."""
+        return self._dialect.name if self._dialect else None
+
+    def feed(self, data: bytes) -> bytes:
+        """Take body bytes; return the rewritten events they completed."""
+        return self._write(self._reader.feed(self._decoder.decode(data)))
+
+    def close(self) -> bytes:
+        """The body ended: the last events, and the tails of every open text."""
+        events = self._reader.feed(self._decoder.decode(b"", final=True)) + self._reader.close()
+        out = self._write(events)
+        return out + "".join(e.encode() for e in self._dialect.finish()).encode() if (
+            self._dialect) else out  # fmt: skip
+
+    def error_frame(self, message: str) -> bytes:
+        """The event that tells the client the rest was withheld."""
+        dialect = self._dialect or PlainSse(self.texts)
+        return dialect.error(message).encode().encode()
+
+    def _write(self, events: list[SseEvent]) -> bytes:
+        return "".join(out.encode() for event in events for out in self._event(event)).encode()
+
+    def _event(self, event: SseEvent) -> list[SseEvent]:
+        text = event.data
+        if text is None:
+            return [event]  # comments, keep-alives, `retry:`
+        data = _parse(text)
+        if self._dialect is None:
+            found = _detect(data)
+            if found is None:
+                return [event]  # [DONE] or an error before anything else
+            self._dialect = found(self.texts)
+        if data is _NOT_JSON and not isinstance(self._dialect, PlainSse):
+            raise FormatError(f"{self._dialect.name} event data is not JSON: {text[:40]!r}")
+        return self._dialect.event(event, data)
+
+
+_NOT_JSON: Any = object()
+
+
+def _parse(text: str) -> Any:
+    if text == DONE:
+        return DONE
+    if not text.lstrip().startswith(("{", "[")):
+        return _NOT_JSON
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _detect(data: Any) -> Factory | None:
+    if data is _NOT_JSON:
+        return PlainSse
+    if data == DONE:
+        return None
+    if not isinstance(data, dict):
+        raise FormatError(f"SSE data is JSON {type(data).__name__}, not a known event")
+    found = _dialect_of(data)
+    if found is None and data.get("type") != "error" and "error" not in data:
+        kind = data.get("type")
+        raise FormatError(f"SSE data of an unknown shape (type {kind!r}); pin a format")
+    return found
+
+
+def _dialect_of(data: dict[str, Any]) -> Factory | None:
+    kind = data.get("type")
+    if "choices" in data or str(data.get("object", "")).startswith("chat.completion"):
+        return OpenAIChat
+    if not isinstance(kind, str):
+        return None
+    if kind.startswith("response."):
+        return OpenAIResponses
+    if kind in _ANTHROPIC:
+        return Anthropic
+    if kind in _AI_SDK or kind.startswith(("data-", "tool-")):
+        return AiSdk
+    return None

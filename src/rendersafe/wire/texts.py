@@ -1,0 +1,71 @@
+"""`Texts`: the texts of one response, each sanitised as a stream of its own.
+
+A response can carry several texts at once (OpenAI's `n > 1` choices, Anthropic's
+content blocks, the AI SDK's text parts): each is keyed by what the wire format
+calls it, and every finding is reported as it is made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from ..findings import Finding
+from ..sanitizer import Sanitizer
+from ..streaming import StreamSanitizer
+
+__all__ = ["Report", "Texts"]
+
+Report = Callable[[Finding], None]
+
+
+class Texts:
+    """Per-key `StreamSanitizer`s, and the whole sanitised text sent for each key."""
+
+    def __init__(self, sanitizer: Sanitizer, report: Report, *, keep_sent: bool = False) -> None:
+        self.sanitizer = sanitizer
+        self.report = report
+        self._streams: dict[Hashable, StreamSanitizer] = {}
+        self._reported: dict[Hashable, int] = {}
+        self._keep_sent = keep_sent
+        self.sent: dict[Hashable, list[str]] = {}
+
+    def feed(self, key: Hashable, text: str) -> str:
+        """Sanitise the next piece of text `key`; return what is safe to send now."""
+        stream = self._streams.get(key)
+        if stream is None:
+            stream = self._streams[key] = self.sanitizer.stream()
+        return self._sent(key, stream, stream.feed(text))
+
+    def close(self, key: Hashable) -> str:
+        """End text `key`; return the rest of it ("" if it never started)."""
+        stream = self._streams.pop(key, None)
+        if stream is None:
+            return ""
+        out = self._sent(key, stream, stream.close())
+        del self._reported[key]
+        return out
+
+    def open_keys(self) -> list[Hashable]:
+        """The texts started and not ended, in the order they started."""
+        return list(self._streams)
+
+    def whole(self, key: Hashable) -> str | None:
+        """Everything sent for `key` so far, or None if nothing was fed to it."""
+        parts = self.sent.get(key)
+        return None if parts is None else "".join(parts)
+
+    def one_shot(self, text: str) -> str:
+        """Sanitise a complete text that arrived in one piece."""
+        result = self.sanitizer.run(text)
+        for finding in result.findings:
+            self.report(finding)
+        return result.text
+
+    def _sent(self, key: Hashable, stream: StreamSanitizer, out: str) -> str:
+        findings = stream.findings
+        for finding in findings[self._reported.get(key, 0) :]:
+            self.report(finding)
+        self._reported[key] = len(findings)
+        if self._keep_sent:
+            self.sent.setdefault(key, []).append(out)
+        return out
