@@ -4,6 +4,7 @@
     rendersafe sanitize - < reply.md        read stdin
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
+    rendersafe demo [--port 8765]           a local chat page behind the middleware
 
 Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
 """
@@ -67,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("schema", help="print the policy's JSON schema")
     check = actions.add_parser("check", help="validate a policy file")
     check.add_argument("file")
+    demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
+    demo.add_argument("--port", type=int, default=8765)
+    demo.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     return parser
 
 
@@ -97,6 +101,22 @@ def _check(args: argparse.Namespace, streams: _Streams) -> int:
 
 
 Command = Callable[[argparse.Namespace, _Streams], int]
+
+
+def _demo(args: argparse.Namespace, streams: _Streams) -> int:
+    try:
+        import uvicorn  # noqa: PLC0415  (optional: the demo extra)
+    except ImportError:
+        streams.err.write("rendersafe demo needs uvicorn: pip install 'rendersafe[demo]'\n")
+        return EXIT_ERROR
+    from .demo import build_demo  # noqa: PLC0415  (starlette app, built only for the demo)
+
+    app = build_demo(load_policy(args.policy))
+    streams.err.write(f"rendersafe demo on http://127.0.0.1:{args.port} (Ctrl-C to stop)\n")
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    return EXIT_CLEAN
+
+
 COMMANDS: Mapping[str, Command] = MappingProxyType(
-    {"sanitize": _sanitize, "policy schema": _schema, "policy check": _check}
+    {"sanitize": _sanitize, "policy schema": _schema, "policy check": _check, "demo": _demo}
 )
