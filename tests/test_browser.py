@@ -23,8 +23,10 @@ pytestmark = pytest.mark.skipif(
     reason="needs Debian's chromium (apt-get install chromium; done by .ci/run)",
 )
 # Chromium's own background traffic is switched off: only the page's requests remain.
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def browser() -> Iterator[Browser]:
 
 def run_scenario(
     browser: Browser, url: str, button: str, *, bypass: bool
-) -> tuple[list[str], str, str]:  # noqa: E501
+) -> tuple[list[str], str, str]:
     """Click `button` on the demo page; return every URL requested, the reply and audit HTML."""
     page = browser.new_page()
     requested: list[str] = []
