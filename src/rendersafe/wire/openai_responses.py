@@ -23,6 +23,7 @@ class OpenAIResponses:
 
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
+        texts.keep_sent = True  # the whole text is repeated after the deltas
         self._last_delta: dict[Hashable, dict[str, Any]] = {}
         self._urls: dict[str, bool] = {}
         self._pending: list[SseEvent] = []  # tails flushed while rewriting an event

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from ..errors import InputTooLargeError
 from ..findings import Finding
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
@@ -26,8 +27,11 @@ class Texts:
         self.report = report
         self._streams: dict[Hashable, StreamSanitizer] = {}
         self._reported: dict[Hashable, int] = {}
-        self._keep_sent = keep_sent
+        # Only formats that repeat the whole text later need it kept (bounded by
+        # the policy's max_input_chars, as a one-shot reply is).
+        self.keep_sent = keep_sent
         self.sent: dict[Hashable, list[str]] = {}
+        self._kept = 0
 
     def feed(self, key: Hashable, text: str) -> str:
         """Sanitise the next piece of text `key`; return what is safe to send now."""
@@ -66,6 +70,10 @@ class Texts:
         for finding in findings[self._reported.get(key, 0) :]:
             self.report(finding)
         self._reported[key] = len(findings)
-        if self._keep_sent:
+        if self.keep_sent:
+            self._kept += len(out)
+            limit = self.sanitizer.policy.max_input_chars
+            if self._kept > limit:
+                raise InputTooLargeError(self._kept, limit)
             self.sent.setdefault(key, []).append(out)
         return out
