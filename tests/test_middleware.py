@@ -164,7 +164,7 @@ def test_disconnect_seen_by_send_asgi_2_4() -> None:
                     "headers": [(b"content-type", b"text/markdown")]})  # fmt: skip
         for i in range(5):
             tries.append(i)
-            await send({"type": "http.response.body", "body": b"word ", "more_body": True})
+            await send({"type": "http.response.body", "body": b"words\n", "more_body": True})
 
     async def send(message: Message) -> None:
         if message["type"] == "http.response.body":

@@ -242,15 +242,41 @@ def test_text_cut_inside_characters(cuts: list[int]) -> None:
     assert out.decode() == sanitize(text)
 
 
-def test_text_in_its_charset() -> None:
-    text = "Café ![x](https://attacker.example/a.png)"
-    out, _ = rewrite(text.encode("latin-1"), "text", charset="latin-1")
-    assert out.decode("latin-1") == sanitize(text)
+@pytest.mark.parametrize("charset", ["utf-16", "utf-16le", "latin-1", "shift_jis", "nonsense"])
+def test_text_in_another_charset_refused(charset: str) -> None:
+    # fetch() decodes UTF-8 whatever the charset says: UTF-16 text judged as UTF-16
+    # would be rendered as the ASCII it holds.
+    with pytest.raises(FormatError, match="only UTF-8"):
+        rewrite(b"\xff\xfeH\x00i\x00", "text", charset=charset)
 
 
-def test_unknown_charset_fails() -> None:
-    with pytest.raises(FormatError, match="charset"):
-        rewrite(b"x", "text", charset="no-such-charset")
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'data: {"choices":[{"delta":{"content":"![x](https://attacker.example/"}}]}\n\n',
+        b'0:"Here"\n0:" ![x](https://attacker"\n0:".example/p.png)"\n',  # AI SDK v4
+        b'{"message":{"content":"![x](https://attacker.example/p.png)"}}\n',
+        b"\xef\xbb\xbf  event: token\ndata: x\n\n",
+        b": keep-alive\n\n",
+    ],
+)
+def test_framed_text_refused(body: bytes) -> None:
+    with pytest.raises(FormatError, match="framed"):
+        rewrite(body, "text", [3, 9])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The line `data: x` starts an event.\n{not JSON at the start of a line}",
+        "[The docs](https://docs.python.org/3/) say so.",
+        ":tada: Done, at 3:45.",
+        "a: first, b: second",
+        "Data: the results.",
+    ],
+)
+def test_text_that_only_mentions_framing_passes(text: str) -> None:
+    assert rewrite(text.encode(), "text", [1, 2])[0] == text.encode()
 
 
 def _raw_deflate(data: bytes) -> bytes:

@@ -45,6 +45,8 @@ logger = logging.getLogger("rendersafe.middleware")
 # The body may change length: these describe the upstream body, not ours.
 _STALE_HEADERS = ("content-length", "content-md5", "etag")
 _NO_BODY_STATUS = frozenset({204, 304})
+# Messages that carry no body text; any other (a file by path) is refused.
+_FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
 
 
@@ -163,15 +165,17 @@ class _Responder:
             await self._forward(message)
         elif kind == "http.response.body":
             await self._body(message.get("body", b""), more=message.get("more_body", False))
-        elif kind == "http.response.pathsend":
-            raise FormatError("a file sent by path cannot be sanitised; stream its body")
-        else:
-            await self._forward(message)  # trailers, early hints
+        elif kind in _FORWARDED:
+            await self._forward(message)
+        else:  # pathsend, zerocopysend: a file the server would send unread
+            raise FormatError(f"{kind} cannot be sanitised; send the body itself")
 
     async def _start(self, message: Message) -> None:
+        # ASGI asks for lower-case names, servers accept any: read them as clients do.
+        message["headers"] = [(name.lower(), value) for name, value in message["headers"]]
         headers = Headers(raw=message["headers"])
         pinned = self.owner.pinned_format(self.source.path or "")
-        fmt = pinned or format_of(headers.get("content-type"))
+        fmt = pinned or _format(headers.getlist("content-type"))
         bodiless = message["status"] in _NO_BODY_STATUS or self.source.method == "HEAD"
         if fmt is None or bodiless:
             self.state = "passthrough"
@@ -268,6 +272,14 @@ async def _unset_send(message: Message) -> None:
 def _request_id(scope: Scope, header: str) -> str:
     value = Headers(scope=scope).get(header)
     return value[:128] if value else uuid.uuid4().hex
+
+
+def _format(content_types: list[str]) -> str | None:
+    """The format of the content type; two that disagree are read as a client may."""
+    formats = {format_of(value) for value in content_types} or {format_of(None)}
+    if len(formats) == 1:
+        return formats.pop()
+    return "unsupported"
 
 
 def _charset(content_type: str | None) -> str | None:

@@ -13,7 +13,7 @@ same as text arrives, so a stream's output equals `run()`'s exactly.
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 from .context import Markers
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
@@ -64,19 +64,26 @@ class Sanitizer:
         except Exception as exc:
             raise SanitizeError(f"internal error while sanitising: {exc!r}") from exc
 
-    def stream(self, *, context: Mapping[str, str] | None = None) -> StreamSanitizer:
-        """A `StreamSanitizer` for one reply: `feed()` chunks, then `close()`."""
-        return StreamSanitizer(self.units, context_dict(context))
+    def stream(
+        self, *, context: Mapping[str, str] | None = None,
+        on_finding: Callable[[Finding], None] | None = None,
+    ) -> StreamSanitizer:  # fmt: skip
+        """A `StreamSanitizer` for one reply: `feed()` chunks, then `close()`.
+
+        `on_finding` is called with each finding as it is made (an audit log's hook).
+        """
+        return StreamSanitizer(self.units, context_dict(context), on_finding)
 
     def check_url(
-        self, url: str, *, construct: Construct = Construct.CITATION,
+        self, url: str, *, image: bool = False, construct: Construct = Construct.CITATION,
         context: Mapping[str, str] | None = None,
     ) -> Finding | None:  # fmt: skip
         """The finding that removes `url`, a link a client shows beside the text (a
-        citation, a source), or None when it may stay. Never fetches the URL."""
+        citation, a source; `image=True`: a file it shows inline), or None when it may
+        stay. Never fetches the URL."""
         if not isinstance(url, str):
             raise TypeError(f"a URL is a str, not {type(url).__name__}")
-        verdict = self.units.judge.judge(url, Role.LINK)
+        verdict = self.units.judge.judge(url, Role.IMAGE if image else Role.LINK)
         if verdict.action == "keep":
             return None
         return Finding(

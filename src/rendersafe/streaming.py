@@ -19,6 +19,7 @@ stream, and every later call raises `SanitizeError`.
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable
 
 from .bare import URLISH
 from .errors import RenderSafeError, SanitizeError
@@ -32,8 +33,12 @@ __all__ = ["StreamSanitizer"]
 class StreamSanitizer:
     """Sanitises one reply fed in chunks. Build it with `Sanitizer.stream()`."""
 
-    def __init__(self, units: UnitSanitizer, context: dict[str, str]) -> None:
+    def __init__(
+        self, units: UnitSanitizer, context: dict[str, str],
+        on_finding: Callable[[Finding], None] | None = None,
+    ) -> None:  # fmt: skip
         self._units = units
+        self._on_finding = on_finding
         self._context = context
         self._segmenter = Segmenter(units.policy.max_hold_chars)
         self._carry = Carry(sent=Segmenter(units.policy.max_hold_chars))
@@ -100,6 +105,9 @@ class StreamSanitizer:
                 raise SanitizeError("a settled unit changed text already sent")
             out.append(settled.text[self._sent :])
             self._findings.extend(settled.findings)
+            if self._on_finding is not None:
+                for finding in settled.findings:
+                    self._on_finding(finding)
             self._carry = settled.carry
             self._sent, self._held_from, self._unsent = 0, None, ""
         return "".join(out)

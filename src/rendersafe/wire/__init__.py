@@ -58,8 +58,9 @@ def format_of(content_type: str | None) -> str | None:
     main = content_type.split(";", 1)[0].strip().lower()
     if main in _BY_TYPE:
         return _BY_TYPE[main]
-    if main.endswith("+json"):
-        return "json"
+    if "json" in main:
+        streamed = any(word in main for word in ("stream", "seq", "lines", "ndjson", "jsonl"))
+        return "ndjson" if streamed else "json"
     if main.startswith("text/") or main in _OTHER_TEXT or main.endswith("+xml"):
         return "unsupported"
     return None

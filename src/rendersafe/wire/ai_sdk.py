@@ -38,6 +38,10 @@ class AiSdk:
             before = self.finish()
         elif kind == "source-url" and not judged_urls(self.texts, self._urls, data.get("url")):
             return []
+        elif kind == "file" and not judged_urls(
+            self.texts, self._urls, data.get("url"), image=True
+        ):
+            return []  # useChat shows an image file inline
         return [*before, event]
 
     def finish(self) -> list[SseEvent]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .sse import SseEvent
 from .texts import Texts
@@ -30,6 +31,8 @@ class Anthropic:
         kind = data.get("type")
         if kind == "content_block_start":
             return self._start(event, data)
+        if kind == "message_start" and _has_content(data.get("message")):
+            raise FormatError("an Anthropic message that starts with content; it must start empty")
         if kind == "content_block_delta":
             return self._delta(event, data)
         if kind == "content_block_stop":
@@ -80,6 +83,10 @@ class Anthropic:
         data = {"type": "content_block_delta", "index": index,
                 "delta": {"type": "text_delta", "text": rest}}  # fmt: skip
         return [new_event(data, name="content_block_delta")]
+
+
+def _has_content(message: Any) -> bool:
+    return isinstance(message, dict) and bool(message.get("content"))
 
 
 def _url(citation: Any) -> Any:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring, encode_basestring_ascii  # C, as json.dumps
 from typing import Any, Protocol
 
 from ..errors import FormatError
+from ..findings import Construct
 from .sse import SseEvent
 from .texts import Texts
 
-__all__ = ["DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require"]
+__all__ = [
+    "DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require", "with_string",
+]  # fmt: skip
 
 DONE = "[DONE]"  # OpenAI's and the AI SDK's last event
 
@@ -42,6 +46,25 @@ def json_event(event: SseEvent, data: Any) -> SseEvent:
     return event.with_data(dumps(data))
 
 
+def with_string(event: SseEvent, data: Any, key: str, old: str, new: str) -> SseEvent:
+    """`event` with the string `old` of field `key` now `new`.
+
+    The one-line event is edited where the value is (a full `json.dumps` per token
+    costs more than sanitising it); when the field is not there exactly once, as
+    written, the whole of `data` (already holding `new`) is written instead.
+    """
+    line = event.lines[0] if len(event.lines) == 1 else ""
+    key_at = line.find(f'"{key}":')
+    if key_at >= 0 and line.find(f'"{key}":', key_at + 1) < 0:
+        value_at = key_at + len(key) + 3
+        value_at += line[value_at] == " " if value_at < len(line) else 0
+        for encoded in (encode_basestring(old), encode_basestring_ascii(old)):
+            if line.startswith(encoded, value_at):
+                edited = line[:value_at] + encode_basestring(new) + line[value_at + len(encoded) :]
+                return SseEvent([edited], event.eol)
+    return json_event(event, data)
+
+
 def new_event(data: Any, *, name: str | None = None, eol: str = "\n") -> SseEvent:
     """An event made here (a flushed tail, an error)."""
     lines = [f"event: {name}"] if name else []
@@ -55,12 +78,14 @@ def require(value: Any, kind: type, what: str) -> Any:
     return value
 
 
-def judged_urls(texts: Texts, urls: dict[str, bool], url: Any) -> bool:
-    """May a citation or source URL stay? Each URL is judged and reported once."""
+def judged_urls(texts: Texts, urls: dict[str, bool], url: Any, *, image: bool = False) -> bool:
+    """May a citation or source URL (`image`: a file shown inline) stay? Each URL is
+    judged and reported once."""
     if not isinstance(url, str):
         return True
     if url not in urls:
-        finding = texts.sanitizer.check_url(url)
+        construct = Construct.IMAGE if image else Construct.CITATION
+        finding = texts.sanitizer.check_url(url, image=image, construct=construct)
         urls[url] = finding is None
         if finding is not None:
             texts.report(finding)

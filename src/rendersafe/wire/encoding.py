@@ -43,6 +43,8 @@ class Inflater:
         rest = self._inflate.flush()
         if not self._inflate.eof:
             raise FormatError(f"the {self.coding} body is cut short")
+        if self._inflate.unused_data:
+            raise FormatError(f"bytes after the end of the {self.coding} body")
         return rest
 
     def _wbits(self, head: bytes) -> int:

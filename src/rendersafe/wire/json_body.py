@@ -58,7 +58,12 @@ class JsonCodec:
             if isinstance(text, str) and (out := self.texts.one_shot(text)) != text:
                 holder[key], changed = out, True
         changed |= self._drop_citations(data)
-        return dumps(data).encode() if changed else raw
+        if not changed:
+            return raw
+        try:
+            return dumps(data).encode()
+        except UnicodeEncodeError:  # a lone surrogate (`\ud83d`) the body escaped
+            return json.dumps(data, separators=(",", ":")).encode()
 
     def error_frame(self, message: str) -> bytes:
         """A JSON body is never partly sent: a failure is always a 502."""
@@ -134,8 +139,21 @@ def _is_ollama(data: dict[str, Any]) -> bool:
 
 
 _SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], tuple[str, ...]], ...] = (
-    (_is_chat, ("choices[].message.content", "choices[].message.content[].text")),
-    (_is_response, ("output[].content[].text",)),
+    (
+        _is_chat,
+        (
+            "choices[].message.content",
+            "choices[].message.content[].text",
+            "choices[].message.reasoning_content",
+            "choices[].message.reasoning",
+            "choices[].message.refusal",
+            "choices[].text",
+        ),
+    ),
+    (
+        _is_response,
+        ("output[].content[].text", "output[].content[].refusal", "output[].summary[].text"),
+    ),
     (_is_message, ("content[].text",)),
     (_is_ollama, ("message.content", "message.thinking", "response", "thinking")),
 )

@@ -28,7 +28,7 @@ class NdjsonCodec:
 
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._partial = ""
         self._line = 0
         self._envelope: dict[str, Any] = {}
@@ -41,7 +41,8 @@ class NdjsonCodec:
         self._partial = text[cut:]
         if len(self._partial) > MAX_PENDING:
             raise FormatError(f"a line longer than {MAX_PENDING} characters")
-        return "".join(map(self._rewrite, text[:cut].splitlines(keepends=True))).encode()
+        lines = text[:cut].split("\n")[:-1]  # "\n" only: JSON strings may hold U+2028
+        return "".join(self._rewrite(line + "\n") for line in lines).encode()
 
     def close(self) -> bytes:
         """The body ended: the last line, and a line with the tails of open texts."""

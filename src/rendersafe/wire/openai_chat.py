@@ -1,56 +1,92 @@
-"""OpenAI Chat Completions chunks: `choices[i].delta.content`, one text per choice."""
+"""OpenAI Chat Completions chunks: `choices[i].delta.content`, one text per choice.
+
+Reasoning (`reasoning_content`, `reasoning`) and refusals, which chat UIs render too,
+are texts of their own, as is `choices[i].text` of the legacy completions endpoint
+that many local servers still stream.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .dialect import DONE, json_event, new_event, require
+from .dialect import DONE, json_event, new_event, require, with_string
 from .sse import SseEvent
 from .texts import Texts
 
 __all__ = ["OpenAIChat"]
 
 _ENVELOPE = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
+_DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+
+Change = tuple[str, str | None, str]  # field, text received, text sent
 
 
 class OpenAIChat:
-    """Sanitises each choice's content; the tail goes into its `finish_reason` chunk."""
+    """Sanitises each choice's texts; their tails go into the `finish_reason` chunk."""
 
     name = "openai-chat"
 
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
-        self._envelope: dict[str, Any] = {"object": "chat.completion.chunk"}
+        self._last: dict[str, Any] = {"object": "chat.completion.chunk"}
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if data == DONE:
             return [*self.finish(), event]
         if not isinstance(data, dict) or "choices" not in data:
             return [event]  # an error, or the usage-only last chunk
-        self._envelope = {key: data[key] for key in _ENVELOPE if key in data}
-        changed = False
-        for choice in require(data["choices"], list, "choices"):
-            changed |= self._choice(require(choice, dict, "a choice"))
-        return [json_event(event, data) if changed else event]
+        self._last = data
+        changes = [
+            change
+            for choice in require(data["choices"], list, "choices")
+            for change in self._choice(require(choice, dict, "a choice"))
+        ]
+        if not changes:
+            return [event]
+        field, old, new = changes[0]
+        if len(changes) == 1 and old is not None:
+            return [with_string(event, data, field, old, new)]
+        return [json_event(event, data)]
 
-    def _choice(self, choice: dict[str, Any]) -> bool:
-        key = choice.get("index", 0)
-        delta = require(choice.get("delta") or {}, dict, "delta")
-        content = delta.get("content")
-        out = content if content is None else self.texts.feed(key, require(content, str, "content"))
-        if choice.get("finish_reason") is not None and (rest := self.texts.close(key)):
+    def _choice(self, choice: dict[str, Any]) -> list[Change]:
+        """Sanitise one choice's texts in place; what changed."""
+        index = choice.get("index", 0)
+        finished = choice.get("finish_reason") is not None
+        changes = []
+        if "text" in choice:  # the legacy completions endpoint
+            changes += self._field(choice, index, "text", finished=finished)
+        delta = choice.get("delta")
+        if delta is None:
+            delta = choice["delta"] = {}
+        require(delta, dict, "delta")
+        for field in _DELTA_FIELDS:
+            if field in delta or finished:
+                changes += self._field(delta, index, field, finished=finished)
+        return changes
+
+    def _field(
+        self, holder: dict[str, Any], index: Any, field: str, *, finished: bool
+    ) -> list[Change]:
+        text = holder.get(field)
+        key = (index, field)
+        out = text if text is None else self.texts.feed(key, require(text, str, field))
+        if finished and (rest := self.texts.close(key)):
             out = (out or "") + rest
-        if out == content:
-            return False
-        choice["delta"] = {**delta, "content": out}
-        return True
+        if out == text or out is None:
+            return []
+        holder[field] = out
+        return [(field, text, out)]
 
     def finish(self) -> list[SseEvent]:
         events = []
         for key in self.texts.open_keys():
+            index, field = key if isinstance(key, tuple) else (key, "content")
             if rest := self.texts.close(key):
-                choice = {"index": key, "delta": {"content": rest}, "finish_reason": None}
-                events.append(new_event({**self._envelope, "choices": [choice]}))
+                choice = {"index": index, "delta": {field: rest}, "finish_reason": None}
+                if field == "text":
+                    choice = {"index": index, "text": rest, "finish_reason": None}
+                envelope = {k: self._last[k] for k in _ENVELOPE if k in self._last}
+                events.append(new_event({**envelope, "choices": [choice]}))
         return events
 
     def error(self, message: str) -> SseEvent:

@@ -1,11 +1,12 @@
-"""OpenAI Responses API events: `response.output_text.delta`, and the full text
-repeated in four later events, each replaced by the same sanitised text."""
+"""OpenAI Responses API events: text, refusal and reasoning-summary deltas, and the
+whole text repeated in later events, each replaced by the same sanitised text."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .sse import SseEvent
 from .texts import Texts
@@ -14,10 +15,18 @@ __all__ = ["OpenAIResponses"]
 
 Handler = Callable[["OpenAIResponses", SseEvent, dict[str, Any]], list[SseEvent]]
 _CITATIONS = frozenset({"url_citation"})
+# Each streamed text: its delta event, the index field that numbers it, and the field
+# of the part that holds it whole. Chat UIs render all three.
+_KINDS = {
+    "text": ("response.output_text.delta", "content_index", "text"),
+    "refusal": ("response.refusal.delta", "content_index", "refusal"),
+    "summary": ("response.reasoning_summary_text.delta", "summary_index", "text"),
+}
+_PART_KINDS = {"output_text": "text", "refusal": "refusal", "summary_text": "summary"}
 
 
 class OpenAIResponses:
-    """Streams each (item, content part) text; rewrites every event that repeats it."""
+    """Streams each text of each item; rewrites every event that repeats one."""
 
     name = "openai-responses"
 
@@ -48,8 +57,8 @@ class OpenAIResponses:
         error = {"type": "error", "code": "rendersafe_error", "message": message, "param": None}
         return new_event(error, name="error")
 
-    def _delta(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
-        key = _key(data.get("item_id"), data.get("content_index", 0))
+    def _delta(self, event: SseEvent, data: dict[str, Any], kind: str) -> list[SseEvent]:
+        key = _key(kind, data.get("item_id"), data.get(_KINDS[kind][1], 0))
         text = require(data.get("delta"), str, "delta")
         self._last_delta[key] = data
         out = self.texts.feed(key, text)
@@ -57,14 +66,25 @@ class OpenAIResponses:
             return [event]
         return [json_event(event, {**data, "delta": out})]
 
-    def _text_done(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
-        key = _key(data.get("item_id"), data.get("content_index", 0))
-        return self._rewritten(event, data, self._part(key, data, "text"))
+    def _done(self, event: SseEvent, data: dict[str, Any], kind: str) -> list[SseEvent]:
+        key = _key(kind, data.get("item_id"), data.get(_KINDS[kind][1], 0))
+        field = _KINDS[kind][2]
+        return self._rewritten(event, data, self._whole(key, data, field))
+
+    def _added(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
+        parts = [data["part"]] if isinstance(data.get("part"), dict) else []
+        item = data.get("item")
+        if isinstance(item, dict) and isinstance(item.get("content"), list):
+            parts += item["content"]
+        for part in parts:
+            if isinstance(part, dict) and (part.get("text") or part.get("refusal")):
+                raise FormatError("a Responses part that starts with text; it must start empty")
+        return [event]
 
     def _part_done(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
         part = require(data.get("part"), dict, "part")
-        key = _key(data.get("item_id"), data.get("content_index", 0))
-        return self._rewritten(event, data, self._content(key, part))
+        index = data.get("summary_index", data.get("content_index", 0))
+        return self._rewritten(event, data, self._part(data.get("item_id"), index, part))
 
     def _item_done(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
         item = require(data.get("item"), dict, "item")
@@ -77,23 +97,23 @@ class OpenAIResponses:
         return self._rewritten(event, data, any(changed))
 
     def _annotation(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
-        annotation = data.get("annotation")
-        return [event] if self._keeps(annotation) else []
+        return [event] if self._keeps(data.get("annotation")) else []
 
     def _item(self, item: dict[str, Any]) -> bool:
-        if item.get("type") != "message":
+        parts = item.get("content") if item.get("type") == "message" else item.get("summary")
+        if not isinstance(parts, list):
             return False
-        content = require(item.get("content") or [], list, "content")
         changed = [
-            self._content(_key(item.get("id"), index), require(part, dict, "a content part"))
-            for index, part in enumerate(content)
+            self._part(item.get("id"), index, require(part, dict, "a part"))
+            for index, part in enumerate(parts)
         ]
         return any(changed)
 
-    def _content(self, key: Hashable, part: dict[str, Any]) -> bool:
-        if part.get("type") != "output_text":
+    def _part(self, item_id: Any, index: Any, part: dict[str, Any]) -> bool:
+        kind = _PART_KINDS.get(part.get("type"))  # type: ignore[arg-type]
+        if kind is None:
             return False
-        changed = self._part(key, part, "text")
+        changed = self._whole(_key(kind, item_id, index), part, _KINDS[kind][2])
         annotations = part.get("annotations")
         if isinstance(annotations, list):
             kept = [note for note in annotations if self._keeps(note)]
@@ -101,7 +121,7 @@ class OpenAIResponses:
                 part["annotations"], changed = kept, True
         return changed
 
-    def _part(self, key: Hashable, holder: dict[str, Any], field: str) -> bool:
+    def _whole(self, key: Hashable, holder: dict[str, Any], field: str) -> bool:
         """Put the sanitised whole text of `key` in `holder[field]`; True if changed."""
         text = require(holder.get(field, ""), str, field)
         whole = self._close(key, text)
@@ -113,15 +133,12 @@ class OpenAIResponses:
     def _close(self, key: Hashable, text: str | None) -> str:
         """End text `key` (its tail becomes one more delta); its sanitised whole text."""
         if rest := self.texts.close(key):
-            template = self._last_delta.get(key, {"type": "response.output_text.delta"})
-            delta = {**template, "delta": rest}
-            self._pending.append(new_event(delta, name="response.output_text.delta"))
+            template = self._last_delta.get(key, {"type": _KINDS[key[0]][0]})  # type: ignore[index]
+            self._pending.append(new_event({**template, "delta": rest}, name=template["type"]))
         whole = self.texts.whole(key)
         if whole is None:  # the text came only whole: judge it once, remember it
             whole = self.texts.one_shot(text or "")
-            self.texts.sent[key] = [whole]
-        else:
-            self.texts.sent[key] = [whole]
+        self.texts.sent[key] = [whole]
         return whole
 
     def _keeps(self, annotation: Any) -> bool:
@@ -134,14 +151,25 @@ class OpenAIResponses:
         return [json_event(event, data) if changed else event]
 
 
-def _key(item_id: Any, index: Any) -> Hashable:
-    return (str(item_id), index if isinstance(index, int) else 0)
+def _key(kind: str, item_id: Any, index: Any) -> Hashable:
+    return (kind, str(item_id), index if isinstance(index, int) else 0)
+
+
+def _for(kind: str, method: Callable[..., list[SseEvent]]) -> Handler:
+    return lambda self, event, data: method(self, event, data, kind)
 
 
 _HANDLERS: dict[Any, Handler] = {
-    "response.output_text.delta": OpenAIResponses._delta,
-    "response.output_text.done": OpenAIResponses._text_done,
+    "response.output_text.delta": _for("text", OpenAIResponses._delta),
+    "response.refusal.delta": _for("refusal", OpenAIResponses._delta),
+    "response.reasoning_summary_text.delta": _for("summary", OpenAIResponses._delta),
+    "response.output_text.done": _for("text", OpenAIResponses._done),
+    "response.refusal.done": _for("refusal", OpenAIResponses._done),
+    "response.reasoning_summary_text.done": _for("summary", OpenAIResponses._done),
+    "response.content_part.added": OpenAIResponses._added,
+    "response.output_item.added": OpenAIResponses._added,
     "response.content_part.done": OpenAIResponses._part_done,
+    "response.reasoning_summary_part.done": OpenAIResponses._part_done,
     "response.output_item.done": OpenAIResponses._item_done,
     "response.completed": OpenAIResponses._response_done,
     "response.incomplete": OpenAIResponses._response_done,

@@ -8,7 +8,6 @@ dialect leaves alone is written back byte for byte.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ..errors import FormatError
 
@@ -19,19 +18,30 @@ _EOL = re.compile(r"\r\n|\r|\n")
 MAX_PENDING = 4 * 1024 * 1024
 
 
-@dataclass
 class SseEvent:
     """One event: its lines without line ends, and its text as received ("" if made here)."""
 
-    lines: list[str]
-    eol: str = "\n"
-    raw: str = field(default="", repr=False)
+    __slots__ = ("_data", "eol", "lines", "raw")
+
+    def __init__(self, lines: list[str], eol: str = "\n", raw: str = "") -> None:
+        self.lines = lines
+        self.eol = eol
+        self.raw = raw
+        self._data: str | bool | None = False  # not read yet
+
+    def __repr__(self) -> str:
+        return f"SseEvent({self.lines!r})"
 
     @property
     def data(self) -> str | None:
         """The `data` lines joined by `\\n`, or None when there are none."""
-        values = [value for name, value in map(_split, self.lines) if name == "data"]
-        return "\n".join(values) if values else None
+        if self._data is False:
+            if len(self.lines) == 1 and self.lines[0].startswith("data: "):
+                self._data = self.lines[0][6:]  # the usual event: one data line
+                return self._data
+            values = [value for name, value in map(_split, self.lines) if name == "data"]
+            self._data = "\n".join(values) if values else None
+        return self._data  # type: ignore[return-value]
 
     def field(self, name: str) -> str | None:
         """The last value of field `name`."""
@@ -41,11 +51,13 @@ class SseEvent:
     def with_data(self, data: str) -> SseEvent:
         """This event with its data replaced (at the first data line's place)."""
         lines: list[str] = []
+        placed = False
         for line in self.lines:
             if _split(line)[0] != "data":
                 lines.append(line)
-            elif not any(_split(kept)[0] == "data" for kept in lines):
+            elif not placed:
                 lines.extend(f"data: {part}" for part in data.split("\n"))
+                placed = True
         return SseEvent(lines, self.eol)
 
     def encode(self) -> str:
@@ -73,7 +85,28 @@ class SseReader:
 
     def feed(self, text: str) -> list[SseEvent]:
         """Take more text; return the events it completed."""
-        buffer, pos, events = self._buffer + text, 0, []
+        buffer = self._buffer + text
+        events = self._fast(buffer)
+        if events is None:
+            events = self._slow(buffer)
+        if len(self._buffer) + sum(map(len, self._raw)) > MAX_PENDING:
+            raise FormatError(f"an event longer than {MAX_PENDING} characters")
+        return events
+
+    def _fast(self, buffer: str) -> list[SseEvent] | None:
+        """The usual stream (`\\n` line ends, one blank line between events) cut at
+        once; None when anything else is in the way."""
+        if self._lines or "\r" in buffer:
+            return None
+        parts = buffer.split("\n\n")
+        rest = parts.pop()
+        if any(not part or part[0] == "\n" for part in parts):
+            return None
+        self._buffer = rest
+        return [SseEvent(part.split("\n"), "\n", part + "\n\n") for part in parts]
+
+    def _slow(self, buffer: str) -> list[SseEvent]:
+        pos, events = 0, []
         while (end := _EOL.search(buffer, pos)) is not None:
             if end.group() == "\r" and end.end() == len(buffer):
                 break  # a "\r\n" may be cut after its "\r"
@@ -86,8 +119,6 @@ class SseReader:
             else:
                 events.append(self._event())
         self._buffer = buffer[pos:]
-        if len(self._buffer) + sum(map(len, self._raw)) > MAX_PENDING:
-            raise FormatError(f"an event longer than {MAX_PENDING} characters")
         return events
 
     def close(self) -> list[SseEvent]:

@@ -50,7 +50,8 @@ class SseCodec:
     def __init__(self, texts: Texts, dialect: str | None = None) -> None:
         self.texts = texts
         self._reader = SseReader()
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        # utf-8-sig: a leading byte order mark is dropped, as the SSE standard says.
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._dialect: Dialect | None = DIALECTS[dialect](texts) if dialect else None
 
     @property
@@ -89,6 +90,9 @@ class SseCodec:
             self._dialect = found(self.texts)
         if data is _NOT_JSON and not isinstance(self._dialect, PlainSse):
             raise FormatError(f"{self._dialect.name} event data is not JSON: {text[:40]!r}")
+        if isinstance(self._dialect, PlainSse) and isinstance(data, dict) and _dialect_of(data):
+            # Text first, then a provider's events: a client would render those.
+            raise FormatError("a provider's JSON events after plain text events")
         return self._dialect.event(event, data)
 
 

@@ -1,44 +1,64 @@
-"""`TextCodec`: a `text/markdown` or `text/plain` body, streamed or not, as one reply."""
+"""`TextCodec`: a `text/markdown` or `text/plain` body, streamed or not, as one reply.
+
+Chat clients read a body with `fetch`, which decodes UTF-8 whatever the charset says:
+only UTF-8 (and ASCII) bodies are read. A body whose first line is SSE, JSON or the
+AI SDK's v4 data stream is framed text that a client unpacks before it renders it, so
+its content type is wrong: it is refused rather than judged in its wrappings.
+"""
 
 from __future__ import annotations
 
 import codecs
+import re
 
 from ..errors import FormatError
 from .texts import Texts
 
 __all__ = ["TextCodec"]
 
+_UTF8 = frozenset({"utf-8", "utf8", "ascii", "us-ascii"})
+# What framed text starts with: an SSE field, a JSON value, an AI SDK v4 part (`0:"`).
+_FRAMED = re.compile(
+    r"""\A\ufeff?[ \t]*(?:(?:data|event|id|retry)[ \t]*:|:[ \t\r\n]|:\Z"""
+    r"""|\{|\[[ \t\r\n]*[\[{"\d\]-]|[0-9a-z]:["\[{])"""
+)
+_SNIFF = 256  # bytes enough to see the start of the first line
+
 
 class TextCodec:
-    """Decodes the body incrementally in its charset, sanitises it as one stream."""
+    """Decodes UTF-8 incrementally, sanitises the body as one stream."""
 
     buffered = False
 
     def __init__(self, texts: Texts, charset: str = "utf-8") -> None:
-        try:
-            info = codecs.lookup(charset)
-        except LookupError as exc:
-            raise FormatError(f"unknown charset {charset!r}") from exc
+        if charset.strip().lower() not in _UTF8:
+            raise FormatError(f"charset {charset!r}: clients read UTF-8, so only UTF-8 is read")
         self.texts = texts
-        self._decoder = info.incrementaldecoder(errors="replace")
-        self._encoder = info.incrementalencoder(errors="strict")
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._head: str | None = ""  # None once the first line is known not to be framing
 
     def feed(self, data: bytes) -> bytes:
         """Take body bytes; return what is safe to send now."""
-        return self._encode(self.texts.feed(0, self._decoder.decode(data)))
+        return self._sanitise(self._decoder.decode(data), final=False)
 
     def close(self) -> bytes:
         """The body ended: the rest."""
-        tail = self.texts.feed(0, self._decoder.decode(b"", final=True)) + self.texts.close(0)
-        return self._encode(tail, final=True)
+        return self._sanitise(self._decoder.decode(b"", final=True), final=True)
 
     def error_frame(self, message: str) -> bytes:
         """Plain text has no error frame: the body just ends."""
         return b""
 
-    def _encode(self, text: str, *, final: bool = False) -> bytes:
-        try:
-            return self._encoder.encode(text, final)
-        except UnicodeEncodeError as exc:
-            raise FormatError(f"the sanitised text does not fit the charset: {exc}") from exc
+    def _sanitise(self, text: str, *, final: bool) -> bytes:
+        if self._head is not None:
+            self._head += text
+            if not final and "\n" not in self._head and len(self._head) < _SNIFF:
+                return b""
+            text, self._head = self._head, None
+            if _FRAMED.match(text):
+                raise FormatError("the text body is framed (SSE, JSON or a data stream): "
+                                  "send it with its content type, or pin a format")  # fmt: skip
+        out = self.texts.feed(0, text)
+        if final:
+            out += self.texts.close(0)
+        return out.encode()

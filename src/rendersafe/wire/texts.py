@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from ..errors import InputTooLargeError
+from ..errors import FormatError, InputTooLargeError
 from ..findings import Finding
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
@@ -26,28 +26,30 @@ class Texts:
         self.sanitizer = sanitizer
         self.report = report
         self._streams: dict[Hashable, StreamSanitizer] = {}
-        self._reported: dict[Hashable, int] = {}
         # Only formats that repeat the whole text later need it kept (bounded by
         # the policy's max_input_chars, as a one-shot reply is).
         self.keep_sent = keep_sent
         self.sent: dict[Hashable, list[str]] = {}
         self._kept = 0
+        self._ended: set[Hashable] = set()
 
     def feed(self, key: Hashable, text: str) -> str:
         """Sanitise the next piece of text `key`; return what is safe to send now."""
         stream = self._streams.get(key)
         if stream is None:
-            stream = self._streams[key] = self.sanitizer.stream()
-        return self._sent(key, stream, stream.feed(text))
+            if key in self._ended:
+                # A client that joins the pieces would join them across the end.
+                raise FormatError(f"text {key!r} continued after it ended")
+            stream = self._streams[key] = self.sanitizer.stream(on_finding=self.report)
+        return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
 
     def close(self, key: Hashable) -> str:
         """End text `key`; return the rest of it ("" if it never started)."""
         stream = self._streams.pop(key, None)
+        self._ended.add(key)
         if stream is None:
             return ""
-        out = self._sent(key, stream, stream.close())
-        del self._reported[key]
-        return out
+        return self._sent(key, stream.close()) if self.keep_sent else stream.close()
 
     def open_keys(self) -> list[Hashable]:
         """The texts started and not ended, in the order they started."""
@@ -65,15 +67,10 @@ class Texts:
             self.report(finding)
         return result.text
 
-    def _sent(self, key: Hashable, stream: StreamSanitizer, out: str) -> str:
-        findings = stream.findings
-        for finding in findings[self._reported.get(key, 0) :]:
-            self.report(finding)
-        self._reported[key] = len(findings)
-        if self.keep_sent:
-            self._kept += len(out)
-            limit = self.sanitizer.policy.max_input_chars
-            if self._kept > limit:
-                raise InputTooLargeError(self._kept, limit)
-            self.sent.setdefault(key, []).append(out)
+    def _sent(self, key: Hashable, out: str) -> str:
+        self._kept += len(out)
+        limit = self.sanitizer.policy.max_input_chars
+        if self._kept > limit:
+            raise InputTooLargeError(self._kept, limit)
+        self.sent.setdefault(key, []).append(out)
         return out
