@@ -223,3 +223,11 @@ def test_json_stream_types_read_as_ndjson(content_type: str) -> None:
     line = json.dumps({"message": {"content": IMG}, "done": True}) + "\n"
     _status, out = through(respond(content_type, line.encode()))
     assert PLANT not in out
+
+
+def test_key_spelled_with_escapes_is_the_same_key() -> None:
+    # Both parsers take the last of two equal keys: the escaped one must not keep the image.
+    line = '{"choices":[{"index":0,"delta":{"content":"%s","con\\u0074ent":"%s"}}]}'
+    body = f"data: {line % (IMG, IMG)}\n\ndata: [DONE]\n\n".encode()
+    _status, out = through(respond("text/event-stream", body))
+    assert PLANT not in out

@@ -151,26 +151,26 @@ class _Responder:
         if self.state in ("done", "failed"):
             return  # the response is over; the app's late messages go nowhere
         try:
-            await self._handle(message)
-        except OSError:
-            raise
+            outgoing = self._handle(message)
         except Exception as exc:
             await self._fail(f"{type(exc).__name__}: {exc}")
+            return
+        for item in outgoing:
+            await self._forward(item)
 
-    async def _handle(self, message: Message) -> None:
+    def _handle(self, message: Message) -> list[Message]:
+        """What to send on for `message` (worked out before anything is sent)."""
         kind = message["type"]
         if kind == "http.response.start":
-            await self._start(message)
-        elif self.state == "passthrough":
-            await self._forward(message)
-        elif kind == "http.response.body":
-            await self._body(message.get("body", b""), more=message.get("more_body", False))
-        elif kind in _FORWARDED:
-            await self._forward(message)
-        else:  # pathsend, zerocopysend: a file the server would send unread
-            raise FormatError(f"{kind} cannot be sanitised; send the body itself")
+            return self._start(message)
+        if self.state == "passthrough" or kind in _FORWARDED:
+            return [message]
+        if kind == "http.response.body":
+            return self._body(message.get("body", b""), more=message.get("more_body", False))
+        # pathsend, zerocopysend: a file the server would send unread
+        raise FormatError(f"{kind} cannot be sanitised; send the body itself")
 
-    async def _start(self, message: Message) -> None:
+    def _start(self, message: Message) -> list[Message]:
         # ASGI asks for lower-case names, servers accept any: read them as clients do.
         message["headers"] = [(name.lower(), value) for name, value in message["headers"]]
         headers = Headers(raw=message["headers"])
@@ -179,8 +179,7 @@ class _Responder:
         bodiless = message["status"] in _NO_BODY_STATUS or self.source.method == "HEAD"
         if fmt is None or bodiless:
             self.state = "passthrough"
-            await self._forward(message)
-            return
+            return [message]
         self.start, self.state = message, "held"
         if fmt == "unsupported":
             raise FormatError(f"cannot sanitise content type {headers.get('content-type')!r}; "
@@ -192,8 +191,9 @@ class _Responder:
             json_paths=self.owner.json_paths,
             json_limit=4 * self.owner.sanitizer.policy.max_input_chars,
         )  # fmt: skip
+        return []
 
-    async def _body(self, body: bytes, *, more: bool) -> None:
+    def _body(self, body: bytes, *, more: bool) -> list[Message]:
         if self.codec is None:
             raise FormatError("a body message before the start message")
         data = self.inflater.feed(body) if self.inflater else body
@@ -202,16 +202,19 @@ class _Responder:
         out = self.codec.feed(data)
         if not more:
             out += self.codec.close()
+        outgoing = []
         if self.state == "held":
             if more and self.codec.buffered:
-                return
-            await self._send_start(None if more else len(out))
+                return []
+            outgoing.append(self._settled_start(None if more else len(out)))
         if out or not more:
-            await self._forward({"type": "http.response.body", "body": out, "more_body": more})
+            outgoing.append({"type": "http.response.body", "body": out, "more_body": more})
         if not more:
             self.state = "done"
+        return outgoing
 
-    async def _send_start(self, length: int | None) -> None:
+    def _settled_start(self, length: int | None) -> Message:
+        """The start message, its headers made true of the body that follows."""
         if self.start is None:
             raise FormatError("no start message to send")
         headers = MutableHeaders(scope=self.start)
@@ -222,7 +225,7 @@ class _Responder:
         if length is not None:
             headers["content-length"] = str(length)
         self.state = "streaming"
-        await self._forward(self.start)
+        return self.start
 
     async def _fail(self, reason: str) -> None:
         """End the response without sending anything held."""

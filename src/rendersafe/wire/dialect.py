@@ -54,6 +54,10 @@ def with_string(event: SseEvent, data: Any, key: str, old: str, new: str) -> Sse
     written, the whole of `data` (already holding `new`) is written instead.
     """
     line = event.lines[0] if len(event.lines) == 1 else ""
+    if "\\u" in line:
+        # A key spelled with escapes ("con\\u0074ent") is the same key to a client,
+        # and the last of two wins: edit the text only when no key can be hidden.
+        return json_event(event, data)
     key_at = line.find(f'"{key}":')
     if key_at >= 0 and line.find(f'"{key}":', key_at + 1) < 0:
         value_at = key_at + len(key) + 3

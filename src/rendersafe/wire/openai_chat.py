@@ -36,6 +36,9 @@ class OpenAIChat:
         if not isinstance(data, dict) or "choices" not in data:
             return [event]  # an error, or the usage-only last chunk
         self._last = data
+        fast = self._content_only(event, data)
+        if fast is not None:
+            return fast
         changes = [
             change
             for choice in require(data["choices"], list, "choices")
@@ -47,6 +50,27 @@ class OpenAIChat:
         if len(changes) == 1 and old is not None:
             return [with_string(event, data, field, old, new)]
         return [json_event(event, data)]
+
+    def _content_only(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent] | None:
+        """The usual chunk, one choice with one token of content, in fewer steps
+        (this runs once per token); None for any other chunk."""
+        choices = data["choices"]
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict or len(delta) != 1 or "text" in choice:
+            return None
+        content = delta.get("content")
+        if type(content) is not str:
+            return None
+        out = self.texts.feed((choice.get("index", 0), "content"), content)
+        if out == content:
+            return [event]
+        delta["content"] = out
+        return [with_string(event, data, "content", content, out)]
 
     def _choice(self, choice: dict[str, Any]) -> list[Change]:
         """Sanitise one choice's texts in place; what changed."""
