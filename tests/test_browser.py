@@ -17,7 +17,7 @@ from servers import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
 # CI installs Chromium and sets this, so the test cannot be skipped there.
-REQUIRED = os.environ.get("RENDERSAFE_REQUIRE_BROWSER") == "1"
+REQUIRED = os.environ.get("REQUIRE_BROWSER_TEST") == "1"
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists() and not REQUIRED,
     reason="needs Debian's chromium (apt-get install chromium; done by .ci/run)",

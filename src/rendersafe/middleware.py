@@ -28,9 +28,7 @@ from collections.abc import Mapping, Sequence
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import __version__
-from .audit import AuditLog, AuditRecord, Source, policy_digest
-from .audit.record import Event
+from .audit import AuditLog, AuditRecord, Event, Source, policy_digest
 from .errors import FormatError, PolicyError
 from .findings import Finding
 from .policy import Policy
@@ -72,11 +70,16 @@ class RenderSafeMiddleware:
         self.formats = dict(formats or {})
         self.json_paths = tuple(json_paths)
         self.request_id_header = request_id_header.lower()
-        self.policy_digest = policy_digest(policy)
+        self.digest = policy_digest(policy)
+        if policy.audit_required and audit is None:
+            raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self.covers(scope.get("path", "")):
             await self.app(scope, receive, send)
+            return
+        if self.sanitizer.policy.audit_required and self.audit is not None and self.audit.broken:
+            await _refuse(send, 503, "the audit log cannot be written; replies are held back")
             return
         await _Responder(self, scope).run(receive, send)
 
@@ -87,21 +90,6 @@ class RenderSafeMiddleware:
     def pinned_format(self, path: str) -> str | None:
         """The format pinned for `path`, if any."""
         return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(path, p)), None)
-
-    def record(self, source: Source, event: Event, message: str | None = None) -> None:
-        """Audit an event that is not a finding."""
-        if self.audit is not None:
-            self.audit.emit(AuditRecord(
-                rendersafe_version=__version__, policy_digest=self.policy_digest,
-                event=event, source=source, message=message,
-            ))  # fmt: skip
-
-    def record_finding(self, source: Source, finding: Finding) -> None:
-        """Audit one finding."""
-        if self.audit is not None:
-            self.audit.emit(AuditRecord.of_finding(
-                finding, source, policy_digest=self.policy_digest, version=__version__
-            ))  # fmt: skip
 
 
 class _Responder:
@@ -120,10 +108,17 @@ class _Responder:
         self.inflater: Inflater | None = None
         self.state = "new"  # new, held, passthrough, streaming, done, failed
         self.disconnected = False
+        self._pending: list[AuditRecord] = []
 
     async def run(self, receive: Receive, send: Send) -> None:
         """Run the app with wrapped `receive` and `send`."""
         self.send = send
+        try:
+            await self._run(receive)
+        finally:
+            await self._flush_audit()
+
+    async def _run(self, receive: Receive) -> None:
         try:
             await self.owner.app(self.scope, self._receive(receive), self._send)
         except Exception as exc:
@@ -141,6 +136,7 @@ class _Responder:
             message = await receive()
             if message["type"] == "http.disconnect":
                 self._disconnect()
+                await self._flush_audit()
             return message
 
         return wrapped
@@ -155,6 +151,8 @@ class _Responder:
         except Exception as exc:
             await self._fail(f"{type(exc).__name__}: {exc}")
             return
+        finally:
+            await self._flush_audit()
         for item in outgoing:
             await self._forward(item)
 
@@ -230,7 +228,8 @@ class _Responder:
     async def _fail(self, reason: str) -> None:
         """End the response without sending anything held."""
         logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
-        self.owner.record(self.source, "error", reason)
+        self._note("error", reason)
+        await self._flush_audit()  # recorded before the client can see the end
         held, self.state = self.state, "failed"
         try:
             if held == "held":
@@ -242,12 +241,7 @@ class _Responder:
             self._disconnect()
 
     async def _send_502(self) -> None:
-        body = json.dumps({"error": {"type": "rendersafe_error", "message": _WITHHELD,
-                                     "request_id": self.source.request_id}}).encode()  # fmt: skip
-        headers = [(b"content-type", b"application/json"),
-                   (b"content-length", str(len(body)).encode())]  # fmt: skip
-        await self.send({"type": "http.response.start", "status": 502, "headers": headers})
-        await self.send({"type": "http.response.body", "body": body})
+        await _refuse(self.send, 502, _WITHHELD, self.source.request_id)
 
     async def _forward(self, message: Message) -> None:
         try:
@@ -257,15 +251,39 @@ class _Responder:
             raise
 
     def _report(self, finding: Finding) -> None:
-        self.owner.record_finding(self.source, finding)
+        audit = self.owner.audit
+        if audit is not None:
+            self._pending.append(audit.finding_record(finding, self.source, self.owner.digest))
+
+    def _note(self, event: Event, message: str) -> None:
+        audit = self.owner.audit
+        if audit is not None:
+            self._pending.append(audit.event_record(event, self.source, self.owner.digest, message))
+
+    async def _flush_audit(self) -> None:
+        """Hand the records made so far to the audit log (waiting if its queue is full)."""
+        audit, pending, self._pending = self.owner.audit, self._pending, []
+        if audit is not None:
+            for record in pending:
+                await audit.aemit(record)
 
     def _disconnect(self) -> None:
         if self.disconnected:
             return
         self.disconnected = True
         if self.state in ("held", "streaming"):
-            self.owner.record(self.source, "disconnect", "the client went away mid-response")
+            self._note("disconnect", "the client went away mid-response")
             self.state, self.codec = "failed", None  # drop what is held
+
+
+async def _refuse(send: Send, status: int, message: str, request_id: str | None = None) -> None:
+    """Answer with an error of ours, in JSON."""
+    error = {"type": "rendersafe_error", "message": message, "request_id": request_id}
+    body = json.dumps({"error": error}).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]  # fmt: skip
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _unset_send(message: Message) -> None:

@@ -150,6 +150,11 @@ class Policy(BaseModel):
     max_input_chars: int = Field(
         500_000, gt=0, description="Longer replies raise InputTooLargeError."
     )
+    audit_required: bool = Field(
+        False,
+        description="The middleware answers 503 while the audit log cannot be written, "
+        "instead of serving replies it cannot record.",
+    )
     thresholds: Thresholds = Thresholds()
 
     def __init__(self, **data: Any) -> None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
+from .audit.log import AuditLog
+from .audit.record import Source, policy_digest
 from .context import Markers
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Result
@@ -24,7 +26,7 @@ from .segment import Segmenter
 from .spans import build_parser
 from .streaming import StreamSanitizer
 from .units import Carry, UnitSanitizer
-from .urls import Role, UrlJudge, redact
+from .urls import Role, UrlJudge, redact, redact_host
 
 __all__ = ["Sanitizer", "asanitize_stream", "sanitize", "sanitize_stream"]
 
@@ -33,11 +35,14 @@ class Sanitizer:
     """Sanitises replies under one policy. Build once and reuse; it is thread-safe.
 
     `sanitize(text, policy)` is the one-line form of `Sanitizer(policy).run(text).text`;
-    `Sanitizer(policy).stream()` sanitises a reply as it arrives.
+    `Sanitizer(policy).stream()` sanitises a reply as it arrives. With an `audit` log,
+    every finding is also recorded there, with the caller's `context`.
     """
 
-    def __init__(self, policy: Policy | None = None) -> None:
+    def __init__(self, policy: Policy | None = None, *, audit: AuditLog | None = None) -> None:
         self.policy = policy if policy is not None else Policy()
+        self.audit = audit
+        self._digest = policy_digest(self.policy)
         markers = Markers.of(self.policy)
         self.units = UnitSanitizer(self.policy, UrlJudge(self.policy), markers, build_parser())
         warm_up()
@@ -58,11 +63,14 @@ class Sanitizer:
             raise InputTooLargeError(len(text), self.policy.max_input_chars)
         extra = context_dict(context)
         try:
-            return self._run(text, extra)
+            result = self._run(text, extra)
         except RenderSafeError:
             raise
         except Exception as exc:
             raise SanitizeError(f"internal error while sanitising: {exc!r}") from exc
+        for finding in result.findings:
+            self._record(finding)
+        return result
 
     def stream(
         self, *, context: Mapping[str, str] | None = None,
@@ -72,7 +80,14 @@ class Sanitizer:
 
         `on_finding` is called with each finding as it is made (an audit log's hook).
         """
-        return StreamSanitizer(self.units, context_dict(context), on_finding)
+        hook = on_finding
+        if self.audit is not None:
+            hook = self._record if on_finding is None else _both(self._record, on_finding)
+        return StreamSanitizer(self.units, context_dict(context), hook)
+
+    def _record(self, finding: Finding) -> None:
+        if self.audit is not None:
+            self.audit.emit(self.audit.finding_record(finding, _FUNCTION, self._digest))
 
     def check_url(
         self, url: str, *, image: bool = False, construct: Construct = Construct.CITATION,
@@ -88,7 +103,9 @@ class Sanitizer:
             return None
         return Finding(
             construct=construct, action=Action.REMOVED, reasons=verdict.reasons, line=1,
-            column=1, start=0, end=len(url), host=verdict.host, url=redact(verdict.url),
+            column=1, start=0, end=len(url), host=verdict.host and redact_host(verdict.host),
+            url=redact(verdict.url),
+            full_url=verdict.url.href or url,
             detector="lexical", context=context_dict(context),
         )  # fmt: skip
 
@@ -102,6 +119,19 @@ class Sanitizer:
             findings.extend(settled.findings)
             carry = settled.carry
         return Result(text="".join(outputs), findings=tuple(findings))
+
+
+_FUNCTION = Source(kind="function")
+
+
+def _both(
+    first: Callable[[Finding], None], second: Callable[[Finding], None]
+) -> Callable[[Finding], None]:
+    def both(finding: Finding) -> None:
+        first(finding)
+        second(finding)
+
+    return both
 
 
 def context_dict(context: Mapping[str, str] | None) -> dict[str, str]:

@@ -27,7 +27,7 @@ from .markdown import mark_regions, parse, walk
 from .policy import Policy
 from .segment import Segmenter, Unit
 from .spans import Source
-from .urls import UrlJudge, redact
+from .urls import ParsedUrl, UrlJudge, redact, redact_host
 
 __all__ = ["Carry", "UnitSanitizer"]
 
@@ -266,8 +266,9 @@ class _Placement:
             column=column,
             start=start,
             end=end,
-            host=note.host,
+            host=redact_host(note.host) if note.host else note.host,
             url=redact(note.url.url) if note.url is not None else None,
+            full_url=_full(note.url.url) if note.url is not None else None,
             detail=note.detail,
             detector=note.detector,
             recheck=recheck,
@@ -309,3 +310,7 @@ def _crlf_positions(text: str) -> list[int]:
         removed += 1
         start = i + 2
     return positions
+
+
+def _full(url: ParsedUrl) -> str:
+    return url.href if url.href is not None else url.raw

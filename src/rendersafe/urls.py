@@ -21,11 +21,11 @@ import ada_url
 
 from .encoded import UrlParts, data_reasons, nested_urls
 from .findings import Reason
-from .hosts import HostSet
+from .hosts import HostSet, is_ip_literal, split_host
 from .policy import Policy
 from .proxy import verify_signature
 
-__all__ = ["ParsedUrl", "Role", "UrlJudge", "Verdict", "parse_url", "redact"]
+__all__ = ["ParsedUrl", "Role", "UrlJudge", "Verdict", "parse_url", "redact", "redact_host"]
 
 # Zero-width, bidi controls, soft hyphen and Unicode Tags: invisible in a rendered
 # URL, so they can hide where a link goes or smuggle data.
@@ -254,11 +254,24 @@ def redact(url: ParsedUrl) -> str:
         prefix = "" if url.relative else f"{url.scheme}:"
         return f"{prefix}{{{len(url.href) - len(prefix)}}}"
     user = "{" + str(len(parts.username) + len(parts.password)) + "}@" if parts.username else ""
-    host = ".".join(_mask(label, 20) for label in url.host.split("."))
+    host = redact_host(url.host)
     path = "/".join(_mask(seg, 0) for seg in parts.path.split("/"))
     query = _redact_pairs(parts.query, "?")
     fragment = _redact_pairs(parts.fragment, "#")
     return f"{url.scheme}://{user}{host}{path}{query}{fragment}"
+
+
+def redact_host(host: str) -> str:
+    """The host with each subdomain label longer than 3 characters replaced by its
+    length (`{15}.attacker.example`): a subdomain can carry the data itself."""
+    if not host or is_ip_literal(host):
+        return host
+    subdomain, domain, _suffix = split_host(host)
+    if not domain:  # under no known suffix: keep the last two labels
+        labels = host.split(".")
+        subdomain, domain = ".".join(labels[:-2]), ".".join(labels[-2:])
+    masked = [_mask(label, 3) for label in subdomain.split(".")] if subdomain else []
+    return ".".join([*masked, domain])
 
 
 def _mask(value: str, keep_up_to: int) -> str:

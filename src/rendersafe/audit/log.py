@@ -1,49 +1,122 @@
-"""`AuditLog`: hand every record to each sink.
+"""`AuditLog`: records go to every sink from a background writer thread.
 
-    audit = AuditLog([records.append])        # any callable taking an AuditRecord
-    audit.emit(record)
+    with AuditLog([JsonlSink("audit.jsonl"), LoggingSink("rendersafe.audit")]) as audit:
+        Sanitizer(policy, audit=audit).run(reply, context={"conversation_id": "c1"})
 
-A sink that raises is reported through `logging` and counted in `failures`; it never
-stops sanitisation.
+`emit` queues a record and returns; the writer hands records to the sinks in batches.
+The queue is bounded: when it is full, `emit` waits (`aemit` waits without blocking
+the event loop) rather than drop a record. `close()` (also at exit) writes everything
+queued and closes the sinks. A sink that fails is reported through `logging` and
+counted in `failures`, and `broken` stays true until a write succeeds again;
+sanitisation goes on (the middleware answers 503 instead when the policy says
+`audit_required`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
+import os
+import queue
+import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import Protocol, runtime_checkable
 
-from .record import AuditRecord
+from .._version import __version__
+from ..findings import Finding
+from .record import AuditRecord, Event, Source
 
-__all__ = ["AuditLog", "Sink"]
+__all__ = ["AuditLog", "BatchSink", "Sink"]
 
 Sink = Callable[[AuditRecord], None]
-
 logger = logging.getLogger("rendersafe.audit")
+
+_STOP = object()
+_BATCH = 512  # records handed to a sink at once, at most
+
+
+@runtime_checkable
+class BatchSink(Protocol):
+    """A sink that takes many records at once (one write for a batch)."""
+
+    def write_batch(self, records: list[AuditRecord]) -> None: ...
 
 
 class AuditLog:
-    """The audit log: a list of sinks. Thread-safe as long as its sinks are."""
+    """The audit log. Thread-safe; one writer thread per log.
 
-    def __init__(self, sinks: Iterable[Sink]) -> None:
+    `key` keys the hash of each removed URL (`url_hmac`): give the same key to every
+    process whose records you want to match (or set `RENDERSAFE_AUDIT_KEY`); without
+    one, a random key makes hashes comparable within this log only. `full_urls=True`
+    stores whole URLs instead of redacted ones: the log then holds what was leaked.
+    """
+
+    def __init__(
+        self, sinks: Iterable[Sink], *, key: bytes | str | None = None, full_urls: bool = False,
+        queue_size: int = 10_000,
+    ) -> None:  # fmt: skip
         self.sinks = tuple(sinks)
+        self.key = _key(key)
+        self.full_urls = full_urls
         self.failures = 0
+        self.broken = False
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=queue_size)
+        self._closed = False
+        self._lock = threading.Lock()
+        self._writer = threading.Thread(target=self._write, name="rendersafe-audit", daemon=True)
+        self._writer.start()
+        atexit.register(self.close)
 
     def emit(self, record: AuditRecord) -> None:
-        """Give `record` to every sink."""
-        for sink in self.sinks:
-            try:
-                sink(record)
-            except Exception:
-                self.failures += 1
-                logger.exception("rendersafe audit sink %r failed", sink)
+        """Queue `record`; wait while the queue is full."""
+        if self._closed:
+            raise RuntimeError("the audit log is closed")
+        self._queue.put(record)
+
+    async def aemit(self, record: AuditRecord) -> None:
+        """Queue `record` from async code: a full queue suspends the caller only."""
+        if self._closed:
+            raise RuntimeError("the audit log is closed")
+        try:
+            self._queue.put_nowait(record)
+        except queue.Full:
+            await asyncio.to_thread(self._queue.put, record)
+
+    def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
+        """The record of `finding`, its URL hashed with this log's key."""
+        return AuditRecord.of_finding(
+            finding, source, policy_digest=policy_digest, version=__version__, key=self.key,
+            full_urls=self.full_urls,
+        )  # fmt: skip
+
+    def event_record(
+        self, event: Event, source: Source, policy_digest: str, message: str
+    ) -> AuditRecord:
+        """The record of an error or a disconnect."""
+        return AuditRecord(
+            rendersafe_version=__version__, policy_digest=policy_digest, event=event,
+            source=source, message=message,
+        )  # fmt: skip
+
+    def flush(self) -> None:
+        """Wait until every record queued so far has been handed to the sinks."""
+        self._queue.join()
 
     def close(self) -> None:
-        """Close every sink that can be closed."""
+        """Write everything queued, stop the writer and close the sinks. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._queue.put(_STOP)
+        self._writer.join()
         for sink in self.sinks:
             close = getattr(sink, "close", None)
             if callable(close):
                 close()
+        atexit.unregister(self.close)
 
     def __enter__(self) -> AuditLog:
         return self
@@ -52,3 +125,40 @@ class AuditLog:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def _write(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while len(batch) < _BATCH:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            records = [item for item in batch if isinstance(item, AuditRecord)]
+            if records:
+                self._deliver(records)
+            for _ in batch:
+                self._queue.task_done()
+            if _STOP in batch:
+                return
+
+    def _deliver(self, records: list[AuditRecord]) -> None:
+        failed = False
+        for sink in self.sinks:
+            try:
+                if isinstance(sink, BatchSink):
+                    sink.write_batch(records)
+                else:
+                    for record in records:
+                        sink(record)
+            except Exception:
+                failed = True
+                self.failures += 1
+                logger.exception("rendersafe audit sink %r failed; %d records", sink, len(records))
+        self.broken = failed
+
+
+def _key(key: bytes | str | None) -> bytes:
+    if key is None:
+        key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32)
+    return key.encode() if isinstance(key, str) else key

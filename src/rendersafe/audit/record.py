@@ -2,12 +2,15 @@
 
 Every record says what happened (`event`), where (`source`), and, for a finding, what
 was changed and why. The URL is stored redacted (`Finding.url`: scheme, host and the
-shape of path and query, values replaced by their length), never in full by default.
+shape of path and query, values replaced by their length) with a keyed hash of the
+full URL (`url_hmac`), so two records of one URL can be matched without storing it;
+the full URL only when the operator asks for it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import uuid
 import warnings
 from datetime import UTC, datetime
@@ -18,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..findings import Action, Construct, Finding, Reason
 from ..policy import Policy
 
-__all__ = ["SCHEMA_VERSION", "AuditRecord", "Event", "Source", "policy_digest"]
+__all__ = ["SCHEMA_VERSION", "AuditRecord", "Event", "Source", "policy_digest", "url_hmac"]
 
 SCHEMA_VERSION = 1
 
@@ -60,6 +63,7 @@ with warnings.catch_warnings():
         reasons: tuple[Reason, ...] = ()
         host: str | None = None
         url: str | None = None
+        url_hmac: str | None = None
         line: int | None = None
         column: int | None = None
         detail: str | None = None
@@ -68,15 +72,25 @@ with warnings.catch_warnings():
 
         @classmethod
         def of_finding(
-            cls, finding: Finding, source: Source, *, policy_digest: str, version: str
-        ) -> AuditRecord:
-            """The record of one finding."""
+            cls, finding: Finding, source: Source, *, policy_digest: str, version: str,
+            key: bytes, full_urls: bool = False,
+        ) -> AuditRecord:  # fmt: skip
+            """The record of one finding; `key` keys the URL's hash."""
+            full = finding.full_url
             return cls(
                 rendersafe_version=version, policy_digest=policy_digest, event="finding",
                 source=source, construct=finding.construct, action=finding.action,
-                reasons=finding.reasons, host=finding.host, url=finding.url, line=finding.line,
-                column=finding.column, detail=finding.detail, context=finding.context,
+                reasons=finding.reasons, host=finding.host,
+                url=full if full_urls and full is not None else finding.url,
+                url_hmac=url_hmac(key, full) if full is not None else None,
+                line=finding.line, column=finding.column, detail=finding.detail,
+                context=finding.context,
             )  # fmt: skip
+
+
+def url_hmac(key: bytes, url: str) -> str:
+    """The keyed hash that stands for `url` in the log (HMAC-SHA256, hex)."""
+    return hmac.new(key, url.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
 def policy_digest(policy: Policy) -> str:

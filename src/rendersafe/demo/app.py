@@ -51,12 +51,12 @@ async def _chunks(reply: str, delay: float) -> AsyncIterator[str]:
 def build_demo(policy: Policy | None = None) -> Starlette:
     """The demo app. Its audit records are kept in memory (the last 500)."""
     records: deque[AuditRecord] = deque(maxlen=500)
+    log = AuditLog([records.append])
     backend = Starlette(routes=[Route("/chat", chat)])
-    protected = RenderSafeMiddleware(
-        backend, policy=policy or Policy(), audit=AuditLog([records.append])
-    )
+    protected = RenderSafeMiddleware(backend, policy=policy or Policy(), audit=log)
 
     async def audit(request: Request) -> Response:
+        await asyncio.to_thread(log.flush)  # the log's writer is a thread
         wanted = request.query_params.get("request_id")
         found = [r.model_dump(mode="json") for r in records if r.source.request_id == wanted]
         return JSONResponse(found)

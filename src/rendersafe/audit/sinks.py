@@ -1,0 +1,94 @@
+"""Where audit records go: a JSONL file, Python `logging`, or any callable.
+
+JsonlSink("audit.jsonl")            # one JSON object per line, append-only
+LoggingSink("rendersafe.audit")     # one log record per audit record
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+from pathlib import Path
+
+from ..errors import AuditError
+from .record import AuditRecord
+
+__all__ = ["JsonlSink", "LoggingSink"]
+
+
+class JsonlSink:
+    """Appends records to a JSONL file, whole lines only.
+
+    Many processes and threads may share one file: each batch is one locked append,
+    so lines never interleave. A write cut short (a full disk) leaves at most that
+    one partial line, which the next write starts a new line after.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
+        self.path = Path(path)
+        self.fsync = fsync
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        except OSError as exc:
+            raise AuditError(
+                f"cannot open the audit file {str(self.path)!r}: {exc.strerror}; "
+                "check the directory exists and is writable"
+            ) from exc
+        # A file that a crash left ending mid-line: start with a new line.
+        self._torn = _ends_mid_line(self.path)
+
+    def write_batch(self, records: list[AuditRecord]) -> None:
+        """Append `records`, one line each, in one locked write."""
+        data = "".join(record.model_dump_json() + "\n" for record in records).encode()
+        if self._torn:
+            data = b"\n" + data
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+        try:
+            self._torn = True
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
+            self._torn = False
+            if self.fsync:
+                os.fsync(self._fd)
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def __call__(self, record: AuditRecord) -> None:
+        self.write_batch([record])
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __repr__(self) -> str:
+        return f"JsonlSink({str(self.path)!r})"
+
+
+class LoggingSink:
+    """Logs each record as JSON on a `logging` logger, so the records reach whatever
+    log shipping the service has; the record is also in `extra["rendersafe_audit"]`."""
+
+    def __init__(self, name: str = "rendersafe.audit", level: int = logging.INFO) -> None:
+        self.logger = logging.getLogger(name)
+        self.level = level
+
+    def __call__(self, record: AuditRecord) -> None:
+        self.logger.log(
+            self.level, "%s", record.model_dump_json(),
+            extra={"rendersafe_audit": record.model_dump(mode="json")},
+        )  # fmt: skip
+
+    def __repr__(self) -> str:
+        return f"LoggingSink({self.logger.name!r})"
+
+
+def _ends_mid_line(path: Path) -> bool:
+    with path.open("rb") as file:
+        if file.seek(0, os.SEEK_END) == 0:
+            return False
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) != b"\n"

