@@ -146,7 +146,7 @@ def reply(rng: random.Random, attack: bool) -> str:
 def transcripts() -> list[str]:
     """The assistant replies shipped in fixtures/transcripts."""
     replies = []
-    for path in sorted((ROOT / "fixtures" / "transcripts").glob("*.jsonl")):
+    for path in sorted((ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             replies.append(json.loads(line)["messages"][-1]["content"])
     return replies

@@ -78,7 +78,7 @@ def test_full_urls_only_when_asked(tmp_path: Path) -> None:
 def test_no_planted_secret_reaches_the_audit_file(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     replies = [case.input for case in all_cases() if not case.benign]
-    for transcript in (ROOT / "fixtures" / "transcripts").glob("*.jsonl"):
+    for transcript in (ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl"):
         for line in transcript.read_text().splitlines():
             replies += [m["content"] for m in json.loads(line)["messages"]
                         if m["role"] == "assistant"]  # fmt: skip

@@ -71,7 +71,7 @@ def test_fixture_outputs_are_safe_and_attacks_leak_without_rendersafe() -> None:
 
 def test_transcript_replies_are_safe() -> None:
     replies = []
-    for path in sorted((ROOT / "fixtures" / "transcripts").glob("*.jsonl")):
+    for path in sorted((ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             replies.append(json.loads(line)["messages"][-1]["content"])
     sanitizer = Sanitizer()

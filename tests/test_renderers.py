@@ -39,7 +39,7 @@ def test_unsanitised_attacks_do_leak() -> None:
 
 def _transcript_replies() -> list[tuple[str, str, str]]:
     replies = []
-    for path in sorted((ROOT / "fixtures" / "transcripts").glob("*.jsonl")):
+    for path in sorted((ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             reply = record["messages"][-1]["content"]

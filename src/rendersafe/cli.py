@@ -5,6 +5,7 @@
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
     rendersafe demo [--port 8765]           a local chat page behind the middleware
+    rendersafe scan logs/ [--fix DIR]       scan stored transcripts (see `scan --help`)
     rendersafe audit summary audit.jsonl    counts by host, construct, reason and day
     rendersafe audit schema                 the audit record's JSON schema
 
@@ -28,6 +29,8 @@ from .config import load_policy
 from .errors import PolicyError, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
+from .scan.command import add_parser as add_scan_parser
+from .scan.command import run_scan, stdin_bytes
 
 __all__ = ["main", "run"]
 
@@ -81,6 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--json", action="store_true", help="the counts as JSON")
     summary.add_argument("--since", type=_since, help="only records from this time on (ISO 8601)")
     audit_actions.add_parser("schema", help="print the audit record's JSON schema")
+    add_scan_parser(sub)
     demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
     demo.add_argument("--port", type=int, default=8765)
     demo.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
@@ -141,6 +145,11 @@ def _audit_summary(args: argparse.Namespace, streams: _Streams) -> int:
     return EXIT_CLEAN
 
 
+def _scan(args: argparse.Namespace, streams: _Streams) -> int:
+    stdin = stdin_bytes(streams.inp) if "-" in args.paths else None
+    return run_scan(args, streams.out, streams.err, stdin)
+
+
 def _audit_schema(args: argparse.Namespace, streams: _Streams) -> int:
     streams.out.write(json.dumps(AuditRecord.model_json_schema(), indent=2) + "\n")
     return EXIT_CLEAN
@@ -156,5 +165,5 @@ def _since(value: str) -> datetime:
 
 COMMANDS: Mapping[str, Command] = MappingProxyType({
     "sanitize": _sanitize, "policy schema": _schema, "policy check": _check, "demo": _demo,
-    "audit summary": _audit_summary, "audit schema": _audit_schema,
+    "audit summary": _audit_summary, "audit schema": _audit_schema, "scan": _scan,
 })  # fmt: skip

@@ -262,7 +262,7 @@ def redact(url: ParsedUrl) -> str:
 
 
 def redact_host(host: str) -> str:
-    """The host with each subdomain label longer than 3 characters replaced by its
+    """The host with each subdomain label longer than 8 characters replaced by its
     length (`{15}.attacker.example`): a subdomain can carry the data itself."""
     if not host or is_ip_literal(host):
         return host
@@ -270,7 +270,7 @@ def redact_host(host: str) -> str:
     if not domain:  # under no known suffix: keep the last two labels
         labels = host.split(".")
         subdomain, domain = ".".join(labels[:-2]), ".".join(labels[-2:])
-    masked = [_mask(label, 3) for label in subdomain.split(".")] if subdomain else []
+    masked = [_mask(label, 8) for label in subdomain.split(".")] if subdomain else []
     return ".".join([*masked, domain])
 
 

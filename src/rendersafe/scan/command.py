@@ -1,0 +1,138 @@
+"""`rendersafe scan`: the command line of the batch scanner.
+
+    rendersafe scan fixtures/transcripts/
+    rendersafe scan logs/ --format jsonl --policy rendersafe.toml --json report.json
+    rendersafe scan logs/ --fix cleaned/ --audit audit.jsonl
+
+Exit codes: 0 nothing found, 1 findings or unreadable inputs (listed in the report),
+2 usage or policy errors, or no input could be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+from typing import TextIO
+
+from ..config import load_policy
+from ..errors import AuditError
+from .inputs import DEFAULT_INCLUDE
+from .options import ASSISTANT_ROLES, FORMATS, ScanOptions
+from .partition import PartResult
+from .report import ScanReport, sarif, table
+from .runner import ScanUsageError, scan
+
+__all__ = ["add_parser", "run_scan"]
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `scan` and its options to the command line."""
+    parser = sub.add_parser("scan", help="scan stored transcripts (and fix them)")
+    parser.add_argument("paths", nargs="+", help="files and directories (recursive); - for stdin")
+    parser.add_argument("--format", choices=FORMATS, default="auto", dest="fmt",
+                        help="how to read the files (default: by their suffix)")  # fmt: skip
+    parser.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    parser.add_argument(
+        "--role",
+        action="append",
+        dest="roles",
+        metavar="ROLE",
+        help=f"roles to sanitise (default: {', '.join(sorted(ASSISTANT_ROLES))})",
+    )
+    parser.add_argument("--all-roles", action="store_true", help="sanitise every message")
+    parser.add_argument(
+        "--json-path",
+        action="append",
+        default=[],
+        dest="json_paths",
+        metavar="PATH",
+        help="where the reply is in a custom record: a.b, a[].b",
+    )
+    parser.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help=f"files to read in directories (default: {' '.join(DEFAULT_INCLUDE)})",
+    )
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: all cores)",
+    )
+    parser.add_argument("--json", dest="json_report", metavar="FILE", help="the JSON report")
+    parser.add_argument("--sarif", metavar="FILE", help="the findings as SARIF 2.1.0")
+    parser.add_argument("--fix", metavar="DIR", help="write sanitised copies under DIR")
+    parser.add_argument("--in-place", action="store_true", help="overwrite the inputs (atomic)")
+    parser.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
+    parser.add_argument("--quiet", action="store_true", help="no summary table on stdout")
+
+
+def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | None) -> int:
+    """Run `rendersafe scan`; return the exit code."""
+    if args.fix and args.in_place:
+        err.write("rendersafe: error: --fix and --in-place exclude each other\n")
+        return EXIT_ERROR
+    options = ScanOptions(
+        policy=load_policy(args.policy), fmt=args.fmt,
+        roles=None if args.all_roles else frozenset(args.roles or ASSISTANT_ROLES),
+        json_paths=tuple(args.json_paths), fix_dir=Path(args.fix) if args.fix else None,
+        in_place=args.in_place, audit_path=Path(args.audit) if args.audit else None,
+    )  # fmt: skip
+    try:
+        report = scan(args.paths, options, jobs=max(args.jobs, 1),
+                      include=args.include or DEFAULT_INCLUDE, exclude=args.exclude,
+                      stdin=stdin, progress=_Progress(err) if err.isatty() else None)  # fmt: skip
+    except (ScanUsageError, AuditError) as exc:
+        err.write(f"rendersafe: error: {exc}\n")
+        return EXIT_ERROR
+    _write_reports(report, args, out, err)
+    return _exit_code(report)
+
+
+def _write_reports(report: ScanReport, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+    if args.json_report:
+        Path(args.json_report).write_text(report.model_dump_json(indent=2) + "\n", "utf-8")
+    if args.sarif:
+        Path(args.sarif).write_text(json.dumps(sarif(report), indent=2) + "\n", "utf-8")
+    if not args.quiet:
+        out.write(table(report))
+    for error in report.errors:
+        where = f"{error.path}:{error.line}" if error.line else error.path
+        err.write(f"rendersafe: {where}: {error.message}\n")
+
+
+def _exit_code(report: ScanReport) -> int:
+    s = report.summary
+    if s.records == 0 and (report.errors or s.files == 0):
+        return EXIT_ERROR  # nothing could be read at all
+    return EXIT_FINDINGS if s.findings or report.errors else EXIT_CLEAN
+
+
+class _Progress:
+    """One line on a terminal: tasks done, records, MB/s."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err, self.start = err, time.monotonic()
+        self.done = self.records = self.bytes = 0
+
+    def __call__(self, result: PartResult) -> None:
+        self.done += 1
+        self.records += result.records
+        self.bytes += result.bytes_read
+        rate = self.bytes / 1e6 / max(time.monotonic() - self.start, 1e-6)
+        self.err.write(f"\rscan: {self.done} parts, {self.records} records, "
+                       f"{self.bytes / 1e6:.1f} MB, {rate:.1f} MB/s ")  # fmt: skip
+        self.err.flush()
+
+
+def stdin_bytes(stream: TextIO) -> bytes:
+    """Standard input as bytes."""
+    buffer = getattr(stream, "buffer", None)
+    return buffer.read() if buffer is not None else stream.read().encode()

@@ -1,0 +1,33 @@
+"""`ScanOptions`: what a scan reads, which messages it judges, and what it writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..policy import Policy
+
+__all__ = ["ASSISTANT_ROLES", "FORMATS", "ScanOptions"]
+
+# Roles whose messages a client renders as the model's: ShareGPT's "gpt", Gemini's
+# "model", some exports' "bot".
+ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
+FORMATS = ("auto", "jsonl", "json", "text")
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """Settings of one scan; picklable, so worker processes and Dask workers get them."""
+
+    policy: Policy = field(default_factory=Policy)
+    roles: frozenset[str] | None = ASSISTANT_ROLES  # None: every role
+    fmt: str = "auto"
+    json_paths: tuple[str, ...] = ()
+    fix_dir: Path | None = None
+    in_place: bool = False
+    audit_path: Path | None = None
+    audit_key: bytes | None = None
+
+    def judges(self, role: str) -> bool:
+        """Is a message of `role` sanitised?"""
+        return self.roles is None or role in self.roles

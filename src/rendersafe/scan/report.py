@@ -1,0 +1,138 @@
+"""The scan report: a summary, one row per finding, one per unreadable input; as a
+readable table, as JSON (`ScanReport`, schema in docs/scan-report.schema.json), and as
+SARIF 2.1.0 for code-scanning UIs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._version import __version__
+from ..findings import Reason
+from .partition import PartResult
+from .rows import ErrorRow, FindingRow
+
+__all__ = ["ScanReport", "ScanSummary", "build_report", "sarif", "table"]
+
+TOP = 10
+
+
+class TopRecord(BaseModel):
+    """A record with many findings: where to look first."""
+
+    path: str
+    record_id: str
+    findings: int
+
+
+class ScanSummary(BaseModel):
+    """Counts over the whole scan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    files: int = 0
+    files_unreadable: int = 0
+    records: int = 0
+    records_unreadable: int = 0
+    records_changed: int = 0
+    bytes: int = 0
+    findings: int = 0
+    by_construct: dict[str, int] = Field(default_factory=dict)
+    by_reason: dict[str, int] = Field(default_factory=dict)
+    by_host: dict[str, int] = Field(default_factory=dict)
+    top_records: list[TopRecord] = Field(default_factory=list)
+
+
+class ScanReport(BaseModel):
+    """What `rendersafe scan --json` writes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    rendersafe_version: str = __version__
+    summary: ScanSummary
+    findings: list[FindingRow]
+    errors: list[ErrorRow]
+
+
+def build_report(results: Iterable[PartResult], errors: Iterable[ErrorRow]) -> ScanReport:
+    """Merge the parts' results (in task order) with the errors found before scanning."""
+    results = list(results)
+    findings = [row for result in results for row in result.findings]
+    all_errors = [*errors, *(row for result in results for row in result.errors)]
+    files = {result.task.display for result in results}
+    unreadable_files = {e.path for e in all_errors if e.line is None} | {
+        e.path for e in errors
+    }  # fmt: skip
+    per_record = Counter((row.path, row.record_id) for row in findings)
+    summary = ScanSummary(
+        files=len(files), files_unreadable=len(unreadable_files),
+        records=sum(r.records for r in results),
+        records_unreadable=sum(r.unreadable for r in results),
+        records_changed=len(per_record), bytes=sum(r.bytes_read for r in results),
+        findings=len(findings),
+        by_construct=dict(Counter(str(row.construct) for row in findings).most_common()),
+        by_reason=dict(Counter(str(x) for row in findings for x in row.reasons).most_common()),
+        by_host=dict(Counter(row.host or "(no host)" for row in findings).most_common()),
+        top_records=[TopRecord(path=p, record_id=r, findings=n)
+                     for (p, r), n in per_record.most_common(TOP)],
+    )  # fmt: skip
+    return ScanReport(summary=summary, findings=findings, errors=all_errors)
+
+
+def table(report: ScanReport) -> str:
+    """The summary as a readable table."""
+    s = report.summary
+    lines = [
+        f"files {s.files} ({s.files_unreadable} with errors), records {s.records} "
+        f"({s.records_unreadable} unreadable, {s.records_changed} with findings), "
+        f"{s.bytes / 1e6:.1f} MB",
+        f"findings {s.findings}",
+    ]
+    for title, counts in (("by construct", s.by_construct), ("by reason", s.by_reason),
+                          ("by host", dict(list(s.by_host.items())[:TOP]))):  # fmt: skip
+        lines += ["", title, *_rows(counts)]
+    if s.top_records:
+        lines += ["", "top records", *_rows({f"{t.path} {t.record_id}": t.findings
+                                             for t in s.top_records})]  # fmt: skip
+    if report.errors:
+        lines += ["", f"errors {len(report.errors)}"]
+        lines += [
+            f"  {e.path}:{e.line if e.line else '-'}: {e.message}" for e in report.errors[:TOP]
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def sarif(report: ScanReport) -> dict[str, Any]:
+    """The findings as a SARIF 2.1.0 log."""
+    rules = [{"id": str(reason), "shortDescription": {"text": str(reason).replace("_", " ")}}
+             for reason in Reason]  # fmt: skip
+    results = [_result(row) for row in report.findings]
+    driver = {"name": "rendersafe", "version": __version__, "rules": rules}
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "results": results}],
+    }
+
+
+def _result(row: FindingRow) -> dict[str, Any]:
+    where = f" {row.host}" if row.host else ""
+    text = f"{row.construct} {row.action} ({', '.join(row.reasons)}){where}"
+    location = {"artifactLocation": {"uri": row.path}, "region": {"startLine": row.line}}
+    return {
+        "ruleId": str(row.reasons[0]) if row.reasons else "rendersafe",
+        "level": "error",
+        "message": {"text": f"{text}, record {row.record_id}, role {row.role}"},
+        "locations": [{"physicalLocation": location}],
+    }
+
+
+def _rows(counts: dict[str, int]) -> list[str]:
+    if not counts:
+        return ["  (none)"]
+    width = max(len(name) for name in counts)
+    return [f"  {name:<{width}}  {count:>8}" for name, count in counts.items()]

