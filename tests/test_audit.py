@@ -157,9 +157,10 @@ def test_audit_required_fails_closed_with_503() -> None:
     with Server(RenderSafeMiddleware(app, policy=policy, audit=audit)) as server:
         first = httpx.get(server.url)  # sanitised; its record fails to write
         audit.flush()
-        refused = httpx.get(server.url)
+        refused = httpx.get(server.url)  # recorded too: the write fails again
+        audit.flush()
         broken["on"] = False
-        audit.emit(audit.event_record("error", Source(kind="function"), "x", "probe"))
+        still = httpx.get(server.url)  # its refusal record is written: the log works again
         audit.flush()
         again = httpx.get(server.url)
     audit.close()
@@ -167,6 +168,7 @@ def test_audit_required_fails_closed_with_503() -> None:
     assert "evil.example" not in first.text
     assert refused.status_code == 503
     assert refused.json()["error"]["type"] == "rendersafe_error"
+    assert still.status_code == 503
     assert again.status_code == 200
 
 
@@ -315,3 +317,103 @@ def test_documented_schema_is_current() -> None:
     """docs/audit-record.schema.json is generated: `rendersafe audit schema > ...`."""
     documented = json.loads((ROOT / "docs" / "audit-record.schema.json").read_text())
     assert documented == AuditRecord.model_json_schema()
+
+
+def test_a_line_another_writer_left_partial_is_not_appended_to(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    record = AuditLog([], key="k").event_record("error", Source(kind="function"), "d", "m")
+    sink = JsonlSink(path)
+    sink.write_batch([record])
+    with path.open("ab") as other:  # another process dies mid-line
+        other.write(record.model_dump_json().encode()[:40])
+    sink.write_batch([record, record])
+    sink.close()
+    out = io.StringIO()
+    run(["audit", "summary", str(path), "--json"], stdout=out, stderr=io.StringIO())
+    assert json.loads(out.getvalue())["records"] == 3
+
+
+def test_a_record_with_a_lone_surrogate_does_not_sink_its_batch(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    with AuditLog([JsonlSink(path)]) as audit:
+        sanitizer = Sanitizer(audit=audit)
+        for context in ({"c": "ok"}, {"c": "half \ud83d emoji"}, {"c": "ok2"}):
+            sanitizer.run(IMG, context=context)
+        audit.flush()
+        assert audit.failures == 0
+    contexts = [json.loads(line)["context"]["c"] for line in path.read_text().splitlines()]
+    assert contexts == ["ok", "half \ud83d emoji", "ok2"]
+
+
+def test_a_raising_log_handler_does_not_stop_the_writer() -> None:
+    class Exploding(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            raise RuntimeError("log shipper down")
+
+    handler = Exploding()
+    shipped = logging.getLogger("rendersafe.audit.shipped")
+    shipped.addHandler(handler)
+    shipped.setLevel(logging.INFO)
+    shipped.propagate = False
+    try:
+        kept: list[AuditRecord] = []
+        with AuditLog([LoggingSink("rendersafe.audit.shipped"), kept.append]) as audit:
+            Sanitizer(audit=audit).run(IMG)
+            audit.flush()
+            assert audit.broken
+            Sanitizer(audit=audit).run(IMG)  # the writer is still there
+        assert len(kept) == 2
+    finally:
+        shipped.removeHandler(handler)
+
+
+FORKER = textwrap.dedent(
+    """
+    import os, sys
+    from rendersafe.audit import AuditLog, JsonlSink, Source
+    audit = AuditLog([JsonlSink(sys.argv[1])])
+    record = audit.event_record("error", Source(kind="batch"), "d", "parent")
+    audit.emit(record)
+    audit.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: a writer of its own
+        for _ in range(50):
+            audit.emit(audit.event_record("error", Source(kind="batch"), "d", "child"))
+        audit.close()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    audit.emit(record)
+    audit.close()
+    """
+)
+
+
+def test_a_forked_child_writes_its_records(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    subprocess.run([sys.executable, "-c", FORKER, str(path)], check=True, timeout=60)
+    messages = [r["message"] for r in lines(path)]
+    assert messages.count("child") == 50
+    assert messages.count("parent") == 2
+
+
+def test_records_emitted_while_closing_are_written_or_refused() -> None:
+    for _ in range(30):
+        got: list[AuditRecord] = []
+        audit = AuditLog([got.append], queue_size=4)
+        record = audit.event_record("error", Source(kind="function"), "d", "m")
+        accepted = 0
+
+        def produce(audit: AuditLog = audit, record: AuditRecord = record) -> None:
+            nonlocal accepted
+            for _ in range(50):
+                try:
+                    audit.emit(record)
+                except RuntimeError:
+                    return
+                accepted += 1
+
+        thread = threading.Thread(target=produce)
+        thread.start()
+        audit.close()
+        thread.join()
+        assert len(got) == accepted

@@ -77,7 +77,13 @@ def _judge_tag(ps: Pass, pos: int, tag: str, openers: int = 1) -> None:
     if verdict is not None:
         edit = Edit(pos, pos + openers, ("&lt;" * openers,))
         ps.change(edit, Construct.HTML, Action.NEUTRALISED, verdict.reasons,
-                  verdict=verdict, detail=tag[1:20], detector="lexical")  # fmt: skip
+                  verdict=verdict, detail=_tag_name(tag), detector="lexical")  # fmt: skip
+
+
+def _tag_name(tag: str) -> str:
+    """The tag's name only: the rest of it may hold the data (`<img/src=//e.io/pw=...>`)."""
+    name = re.match(r"<([a-zA-Z][a-zA-Z0-9-]{0,30})", tag)
+    return name.group(1).lower() if name else "tag"
 
 
 def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:

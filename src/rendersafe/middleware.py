@@ -19,6 +19,7 @@ method, path and request id.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import logging
@@ -79,9 +80,19 @@ class RenderSafeMiddleware:
             await self.app(scope, receive, send)
             return
         if self.sanitizer.policy.audit_required and self.audit is not None and self.audit.broken:
-            await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+            await self._refuse_unaudited(self.audit, scope, send)
             return
         await _Responder(self, scope).run(receive, send)
+
+    async def _refuse_unaudited(self, audit: AuditLog, scope: Scope, send: Send) -> None:
+        """503 while the audit log fails. The refusal is recorded too: a write that
+        succeeds is how the log is seen to work again."""
+        source = Source(kind="middleware", method=scope.get("method"), path=scope.get("path"),
+                        request_id=_request_id(scope, self.request_id_header))  # fmt: skip
+        message = "refused: the audit log cannot be written"
+        with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
+            await audit.aemit(audit.event_record("error", source, self.digest, message))
+        await _refuse(send, 503, "the audit log cannot be written; replies are held back")
 
     def covers(self, path: str) -> bool:
         """Are responses to `path` sanitised?"""
@@ -264,8 +275,11 @@ class _Responder:
         """Hand the records made so far to the audit log (waiting if its queue is full)."""
         audit, pending, self._pending = self.owner.audit, self._pending, []
         if audit is not None:
-            for record in pending:
-                await audit.aemit(record)
+            try:
+                for record in pending:
+                    await audit.aemit(record)
+            except RuntimeError as exc:  # a closed log: the response goes on regardless
+                logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
 
     def _disconnect(self) -> None:
         if self.disconnected:

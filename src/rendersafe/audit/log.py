@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import logging
 import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
@@ -31,7 +33,9 @@ from .record import AuditRecord, Event, Source
 __all__ = ["AuditLog", "BatchSink", "Sink"]
 
 Sink = Callable[[AuditRecord], None]
-logger = logging.getLogger("rendersafe.audit")
+# Not under "rendersafe.audit" (LoggingSink's default): a handler that fails there
+# must not be asked to log its own failure.
+logger = logging.getLogger("rendersafe.audit_failures")
 
 _STOP = object()
 _BATCH = 512  # records handed to a sink at once, at most
@@ -62,27 +66,50 @@ class AuditLog:
         self.full_urls = full_urls
         self.failures = 0
         self.broken = False
-        self._queue: queue.Queue[object] = queue.Queue(maxsize=queue_size)
+        self._queue_size = queue_size
         self._closed = False
+        self._start()
+        atexit.register(self.close)
+        _LIVE.add(self)
+
+    def _start(self) -> None:
+        self._queue: queue.Queue[object] = queue.Queue(maxsize=self._queue_size)
         self._lock = threading.Lock()
         self._writer = threading.Thread(target=self._write, name="rendersafe-audit", daemon=True)
         self._writer.start()
-        atexit.register(self.close)
+
+    def _after_fork(self) -> None:
+        if self._closed:
+            return
+        for sink in self.sinks:
+            reopen = getattr(sink, "reopen", None)
+            if callable(reopen):
+                reopen()
+        self._start()
 
     def emit(self, record: AuditRecord) -> None:
         """Queue `record`; wait while the queue is full."""
-        if self._closed:
-            raise RuntimeError("the audit log is closed")
-        self._queue.put(record)
+        if not self._offer(record):
+            self._queue.put(record)
 
     async def aemit(self, record: AuditRecord) -> None:
         """Queue `record` from async code: a full queue suspends the caller only."""
-        if self._closed:
-            raise RuntimeError("the audit log is closed")
-        try:
-            self._queue.put_nowait(record)
-        except queue.Full:
+        if not self._offer(record):
             await asyncio.to_thread(self._queue.put, record)
+
+    def _offer(self, record: AuditRecord) -> bool:
+        """Queue `record` if there is room; False if the caller must wait for room."""
+        with self._lock:  # close() cannot slip between the check and the put
+            if self._closed:
+                raise RuntimeError("the audit log is closed; records can no longer be written")
+            if not self._writer.is_alive():
+                self.broken = True
+                raise RuntimeError("the audit log's writer has stopped")
+            try:
+                self._queue.put_nowait(record)
+            except queue.Full:
+                return False
+            return True
 
     def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
         """The record of `finding`, its URL hashed with this log's key."""
@@ -112,6 +139,7 @@ class AuditLog:
             self._closed = True
         self._queue.put(_STOP)
         self._writer.join()
+        self._drain()  # records that waited for room while the writer stopped
         for sink in self.sinks:
             close = getattr(sink, "close", None)
             if callable(close):
@@ -134,15 +162,29 @@ class AuditLog:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            records = [item for item in batch if isinstance(item, AuditRecord)]
-            if records:
-                self._deliver(records)
-            for _ in batch:
-                self._queue.task_done()
+            try:
+                self._deliver([item for item in batch if isinstance(item, AuditRecord)])
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
             if _STOP in batch:
                 return
 
+    def _drain(self) -> None:
+        records = []
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            self._queue.task_done()
+            if isinstance(item, AuditRecord):
+                records.append(item)
+        self._deliver(records)
+
     def _deliver(self, records: list[AuditRecord]) -> None:
+        if not records:
+            return
         failed = False
         for sink in self.sinks:
             try:
@@ -151,14 +193,32 @@ class AuditLog:
                 else:
                     for record in records:
                         sink(record)
-            except Exception:
+            except Exception as exc:
                 failed = True
                 self.failures += 1
-                logger.exception("rendersafe audit sink %r failed; %d records", sink, len(records))
+                _report_failure(sink, len(records), exc)
         self.broken = failed
+
+
+def _report_failure(sink: object, count: int, exc: Exception) -> None:
+    with contextlib.suppress(Exception):  # a failing log handler must not stop the writer
+        logger.error("rendersafe audit sink %r failed on %d records: %r", sink, count, exc)
 
 
 def _key(key: bytes | str | None) -> bytes:
     if key is None:
         key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32)
     return key.encode() if isinstance(key, str) else key
+
+
+_LIVE: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # A forked child (gunicorn --preload, multiprocessing) has no writer thread:
+    # give each open log one, and its sinks their own file descriptions.
+    for log in list(_LIVE):
+        log._after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -7,6 +7,7 @@ LoggingSink("rendersafe.audit")     # one log record per audit record
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 from pathlib import Path
@@ -28,28 +29,33 @@ class JsonlSink:
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        self._fd = -1
+        self.reopen()
+
+    def reopen(self) -> None:
+        """Open the file (again, in a forked child: a lock needs its own description)."""
+        if self._fd >= 0:
+            os.close(self._fd)
         try:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o640)
         except OSError as exc:
             raise AuditError(
                 f"cannot open the audit file {str(self.path)!r}: {exc.strerror}; "
                 "check the directory exists and is writable"
             ) from exc
-        # A file that a crash left ending mid-line: start with a new line.
-        self._torn = _ends_mid_line(self.path)
 
     def write_batch(self, records: list[AuditRecord]) -> None:
         """Append `records`, one line each, in one locked write."""
-        data = "".join(record.model_dump_json() + "\n" for record in records).encode()
-        if self._torn:
-            data = b"\n" + data
+        data = b"".join(_line(record) for record in records)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
-            self._torn = True
+            # Another writer may have died mid-line: never append to its partial line.
+            size = os.fstat(self._fd).st_size
+            if size and os.pread(self._fd, 1, size - 1) != b"\n":
+                data = b"\n" + data
             view = memoryview(data)
             while view:
                 view = view[os.write(self._fd, view) :]
-            self._torn = False
             if self.fsync:
                 os.fsync(self._fd)
         finally:
@@ -86,9 +92,10 @@ class LoggingSink:
         return f"LoggingSink({self.logger.name!r})"
 
 
-def _ends_mid_line(path: Path) -> bool:
-    with path.open("rb") as file:
-        if file.seek(0, os.SEEK_END) == 0:
-            return False
-        file.seek(-1, os.SEEK_END)
-        return file.read(1) != b"\n"
+def _line(record: AuditRecord) -> bytes:
+    """One record as a JSON line; text that is not valid Unicode (a lone surrogate from
+    a caller's context) is escaped rather than lose the record."""
+    try:
+        return (record.model_dump_json() + "\n").encode()
+    except (ValueError, UnicodeError):
+        return (json.dumps(record.model_dump(mode="python"), default=str) + "\n").encode()
