@@ -9,6 +9,7 @@ import json
 import shutil
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,96 @@ def test_dask_gives_the_same_findings(tmp_path: Path) -> None:
     assert sorted(map(key, remote.errors)) == sorted(map(key, local.errors))
     assert remote.summary == local.summary
     assert (tmp_path / "f" / "openai-chat.jsonl").exists()
+
+
+def write_lines(path: Path, *records: object) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"messages": [{"role": "assistant", "content": [{"text": {"value": IMG}}]}]},
+        {"messages": [{"role": "assistant", "content": "ok", "refusal": IMG}]},
+        {"messages": [{"role": "assistant", "content": "ok", "reasoning_content": IMG}]},
+        {"messages": [{"role": "assistant", "content": [{"type": "thinking", "thinking": IMG}]}]},
+        {"messages": [{"role": "Assistant", "content": IMG}]},
+        {"messages": [{"content": IMG}]},
+        {"messages": [{"role": "user", "content": "q"}], "completion": IMG},
+        {"reply": "fine", "text": IMG},
+    ],
+)  # fmt: skip
+def test_fields_a_client_renders_are_judged(tmp_path: Path, record: dict[str, Any]) -> None:
+    path = write_lines(tmp_path / "r.jsonl", record)
+    assert scan([str(path)], ScanOptions()).summary.findings == 1
+
+
+def test_lone_surrogate_and_deep_nesting_do_not_stop_the_batch(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(
+        '{"reply": "\\ud83d ' + IMG.replace('"', '\\"') + '"}\n' + "[" * 100_000 + "\n"
+        + json.dumps({"reply": IMG}) + "\n"
+    )  # fmt: skip
+    report = scan([str(path)], ScanOptions(fix_dir=tmp_path / "f"))
+    assert [row.line for row in report.findings] == [1, 3]
+    assert [e.line for e in report.errors] == [2]
+    fixed = (tmp_path / "f" / "r.jsonl").read_text().splitlines()
+    assert "attacker" not in fixed[0]
+    assert "attacker" not in fixed[2]
+
+
+def test_a_text_file_too_long_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "big.md").write_text("x" * 600_000)
+    write_lines(tmp_path / "r.jsonl", {"reply": IMG})
+    report = scan([str(tmp_path)], ScanOptions(fix_dir=tmp_path.parent / "fx"), jobs=2)
+    assert [Path(e.path).name for e in report.errors] == ["big.md"]
+    assert report.summary.findings == 1
+    leftovers = [p for p in (tmp_path.parent / "fx").rglob("*") if ".tmp" in p.name]
+    assert leftovers == []
+
+
+def test_two_inputs_fixed_into_one_file_refused(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        write_lines(tmp_path / folder / "x.jsonl", {"reply": IMG})
+    code, _, err = cli("scan", str(tmp_path / "a" / "x.jsonl"), str(tmp_path / "b" / "x.jsonl"),
+                       "--fix", str(tmp_path / "out"))  # fmt: skip
+    assert code == 2
+    assert "would both be fixed into" in err
+    assert cli("scan", "-", "--in-place", stdin="x")[0] == 2
+
+
+def test_in_place_keeps_the_mode_and_follows_links(tmp_path: Path) -> None:
+    real = write_lines(tmp_path / "real.jsonl", {"reply": IMG})
+    real.chmod(0o600)
+    link = tmp_path / "logs" / "link.jsonl"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert cli("scan", str(link.parent), "--in-place", "--quiet")[0] == 1
+    assert link.is_symlink()
+    assert "attacker" not in real.read_text()
+    assert real.stat().st_mode & 0o777 == 0o600
+
+
+def test_gzip_copy_names_the_file_not_the_temporary(tmp_path: Path) -> None:
+    scan([str(TRANSCRIPTS / "replies.jsonl.gz")], ScanOptions(fix_dir=tmp_path))
+    header = (tmp_path / "replies.jsonl.gz").read_bytes()[:40]
+    assert b"rendersafe" not in header
+    assert b"replies.jsonl\x00" in header
+
+
+def test_truncated_gzip_reported_at_the_line_it_broke(tmp_path: Path) -> None:
+    lines = "".join(json.dumps({"reply": f"line {i} " + "y" * 40 * i}) + "\n" for i in range(400))
+    data = gzip.compress(lines.encode(), compresslevel=1)
+    (tmp_path / "t.jsonl.gz").write_bytes(data[: len(data) // 2])
+    report = scan([str(tmp_path / "t.jsonl.gz")], ScanOptions())
+    (error,) = report.errors
+    assert error.line == report.summary.records + 1  # the first line it could not read
+
+
+def test_stdin_jsonl_with_blank_lines_and_a_bom() -> None:
+    text = "\ufeff" + json.dumps({"reply": IMG}) + "\n\n" + json.dumps({"reply": IMG}) + "\n"
+    code, out, _ = cli("scan", "-", stdin=text)
+    assert code == 1
+    assert "findings 2" in out

@@ -54,6 +54,9 @@ class InputTooLargeError(SanitizeError):
             "raise Policy.max_input_chars or split the reply"
         )
 
+    def __reduce__(self) -> tuple[type[InputTooLargeError], tuple[int, int]]:
+        return type(self), (self.size, self.limit)  # it pickles: workers send it back
+
 
 class FormatError(SanitizeError):
     """A response body could not be read in its wire format (SSE, NDJSON, JSON, text),

@@ -79,9 +79,9 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
     if args.fix and args.in_place:
         err.write("rendersafe: error: --fix and --in-place exclude each other\n")
         return EXIT_ERROR
+    roles = frozenset(role.lower() for role in args.roles or ASSISTANT_ROLES)
     options = ScanOptions(
-        policy=load_policy(args.policy), fmt=args.fmt,
-        roles=None if args.all_roles else frozenset(args.roles or ASSISTANT_ROLES),
+        policy=load_policy(args.policy), fmt=args.fmt, roles=None if args.all_roles else roles,
         json_paths=tuple(args.json_paths), fix_dir=Path(args.fix) if args.fix else None,
         in_place=args.in_place, audit_path=Path(args.audit) if args.audit else None,
     )  # fmt: skip
@@ -91,6 +91,9 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
                       stdin=stdin, progress=_Progress(err) if err.isatty() else None)  # fmt: skip
     except (ScanUsageError, AuditError) as exc:
         err.write(f"rendersafe: error: {exc}\n")
+        return EXIT_ERROR
+    except Exception as exc:  # an internal failure is not "findings"
+        err.write(f"rendersafe: internal error: {exc!r}\n")
         return EXIT_ERROR
     _write_reports(report, args, out, err)
     return _exit_code(report)

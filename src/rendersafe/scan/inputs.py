@@ -7,6 +7,7 @@ number each starts at), so workers share it; every other file is one task.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -55,7 +56,7 @@ def discover(
         elif root.is_file():
             yield root, argument, Path(root.name)
         else:
-            yield f"{argument}: no such file or directory"
+            yield argument  # neither a file nor a directory
 
 
 def plan(
@@ -68,7 +69,10 @@ def plan(
         compressed = path.name.endswith(".gz")
         name = path.name[:-3] if compressed else path.name
         kind = fmt if fmt != "auto" else _FORMATS.get(Path(name).suffix.lower(), "")
-        fix_path = path if in_place else (fix_dir / relative if fix_dir and relative else None)
+        # In place: the file a symbolic link points to is the one to clean.
+        fix_path = (
+            path.resolve() if in_place else (fix_dir / relative if fix_dir and relative else None)
+        )
         data = stdin if display == "-" else None
         task = Task(path, display, kind or _sniff(data), compressed, fix_path, data=data)
         splittable = task.fmt == "jsonl" and not compressed and data is None
@@ -89,7 +93,11 @@ def _sniff(data: bytes | None) -> str:
     if head == b"[":
         return "json"
     if head == b"{":
-        return "jsonl" if b"}\n{" in (data or b"").replace(b"\r\n", b"\n") else "json"
+        try:
+            json.loads(data or b"")
+        except ValueError:
+            return "jsonl"  # "Extra data": one object per line
+        return "json"
     return "text" if data is not None else "jsonl"
 
 

@@ -30,4 +30,4 @@ class ScanOptions:
 
     def judges(self, role: str) -> bool:
         """Is a message of `role` sanitised?"""
-        return self.roles is None or role in self.roles
+        return self.roles is None or role.lower() in self.roles

@@ -64,12 +64,10 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
         try:
             scanner.run()
         except _BROKEN_GZIP as exc:
-            line = task.first_line + result.records + result.unreadable
-            result.errors.append(ErrorRow(path=task.display, line=line,
-                                          message=f"the gzip stream is broken ({exc}); "
-                                          "no fixed copy written"))  # fmt: skip
-            _discard(result.fixed)
-            result.fixed = None
+            # Reading the next line failed: that is the line it broke at.
+            _failed(result, scanner.line + 1, f"the gzip stream is broken ({exc})")
+        except Exception as exc:  # a vanished file, a nesting too deep for the parser
+            _failed(result, scanner.line or None, f"could not be scanned: {exc!r}")
     return result
 
 
@@ -78,6 +76,7 @@ class _Scanner:
                  audit: AuditLog | None, out: IO[bytes] | None) -> None:  # fmt: skip
         self.task, self.options, self.result, self.out = task, options, result, out
         self.audit = audit
+        self.line = 0  # the line being read
         self.sanitizer = _sanitizer(options.policy)
         self.digest = policy_digest(options.policy)
 
@@ -86,6 +85,7 @@ class _Scanner:
             data = _open(self.task, stack)
             if self.task.fmt == "jsonl":
                 for line_no, raw in _lines(data, self.task):
+                    self.line = line_no
                     self._jsonl_line(line_no, raw)
             else:
                 self._whole(data.read())
@@ -97,24 +97,26 @@ class _Scanner:
             return
         body = raw.rstrip(b"\r\n")
         try:
-            box = [json.loads(body.decode("utf-8"))]
+            # utf-8-sig: a byte order mark before the first record is not part of it.
+            box = [json.loads(body.decode("utf-8-sig" if line_no == 1 else "utf-8"))]
             changed = self._record(box, line_no, f"{self.task.display}:{line_no}")
-        except (UnicodeDecodeError, ValueError, RenderSafeError) as exc:
+        except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(line_no, raw, exc)
             return
-        self._write((_dumps(box[0]).encode() + raw[len(body) :]) if changed else raw)
+        self._write((_encoded(box[0]) + raw[len(body) :]) if changed else raw)
 
     def _whole(self, raw: bytes) -> None:
         self.result.bytes_read += len(raw)
+        self.line = 1
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode("utf-8-sig")
             if self.task.fmt == "text":
                 box: list[Any] = [text]
                 changed = self._messages([Message("assistant", text, box, 0)], 1, self.task.display)
                 self._write(box[0].encode() if changed else raw)
                 return
             box = [json.loads(text)]
-        except (UnicodeDecodeError, ValueError) as exc:
+        except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(1, raw, exc)
             return
         self._json_document(box, raw)
@@ -131,7 +133,7 @@ class _Scanner:
                 message = f"record {index}: {_why(exc)}"
                 self.result.errors.append(ErrorRow(path=self.task.display, message=message))
         indent = 2 if b"\n " in raw else None
-        self._write(_dumps(box[0], indent).encode() if changed else raw)
+        self._write(_encoded(box[0], indent) if changed else raw)
 
     def _record(self, box: list[Any], line_no: int, fallback: str) -> bool:
         return self._record_in(box, 0, line_no, fallback)
@@ -183,6 +185,14 @@ class _Scanner:
             self.out.write(data)
 
 
+def _failed(result: PartResult, line: int | None, why: str) -> None:
+    """A task that could not finish: say where, and write no fixed copy of it."""
+    message = f"{why}; no fixed copy written" if result.fixed is not None else why
+    result.errors.append(ErrorRow(path=result.task.display, line=line, message=message))
+    _discard(result.fixed)
+    result.fixed = None
+
+
 def _why(exc: Exception) -> str:
     if isinstance(exc, UnicodeDecodeError):
         return f"not UTF-8 (byte {exc.start}: {exc.object[exc.start : exc.start + 1]!r})"
@@ -217,9 +227,12 @@ def _output(task: Task, final: Path, result: PartResult, stack: ExitStack) -> IO
     """A temporary file beside the fixed copy, for this part's output."""
     final.parent.mkdir(parents=True, exist_ok=True)
     result.fixed = final.parent / f".{final.name}.rendersafe-{os.getpid()}-{task.part}.tmp"
-    raw = stack.enter_context(result.fixed.open("wb"))
+    # Private until it is complete; it takes the original's mode when moved into place.
+    descriptor = os.open(result.fixed, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    raw = stack.enter_context(os.fdopen(descriptor, "wb"))
     if task.gzip:
-        packed = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="wb", mtime=0))
+        name = final.name[:-3] if final.name.endswith(".gz") else final.name
+        packed = cast(IO[bytes], gzip.GzipFile(name, mode="wb", fileobj=raw, mtime=0))
         return stack.enter_context(packed)
     return raw
 
@@ -229,8 +242,12 @@ def _discard(path: Path | None) -> None:
         path.unlink(missing_ok=True)
 
 
-def _dumps(data: Any, indent: int | None = None) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=indent)
+def _encoded(data: Any, indent: int | None = None) -> bytes:
+    """A record as UTF-8 JSON; escaped where it holds a lone surrogate (`\\ud83d`)."""
+    try:
+        return json.dumps(data, ensure_ascii=False, indent=indent).encode()
+    except UnicodeEncodeError:
+        return json.dumps(data, indent=indent).encode()
 
 
 @functools.lru_cache(maxsize=4)

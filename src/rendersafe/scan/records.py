@@ -22,6 +22,11 @@ __all__ = ["Message", "UnknownShapeError", "messages_of", "record_id"]
 
 _SHAREGPT_ROLES = {"gpt": "assistant", "human": "user", "system": "system", "tool": "tool"}
 _REPLY_FIELDS = ("reply", "response", "completion", "output", "text")
+# Fields of a message that a chat UI renders besides its content.
+_MESSAGE_FIELDS = ("refusal", "reasoning_content", "reasoning")
+# Text of a content part: Chat Completions and Anthropic `text`, Anthropic `thinking`,
+# the Assistants API's `text.value`.
+_PART_FIELDS = ("text", "thinking", "refusal")
 _ID_FIELDS = ("id", "conversation_id", "record_id", "uuid")
 
 
@@ -70,18 +75,28 @@ def messages_of(data: Any, json_paths: tuple[str, ...] = ()) -> list[Message]:
 def _chat(data: Any) -> Iterator[Message]:
     for message in data["messages"]:
         if isinstance(message, dict):
-            yield from _content(str(message.get("role", "")), message, "content")
+            yield from _message(message)
+    yield from _replies(data)  # prompt/completion records: the completion is the reply
+
+
+def _message(message: dict[str, Any]) -> Iterator[Message]:
+    # No role is read as the model's: judging too much is the safe mistake.
+    role = str(message.get("role") or "assistant").lower()
+    yield from _content(role, message, "content")
+    for field in _MESSAGE_FIELDS:
+        if isinstance(message.get(field), str):
+            yield Message(role, message[field], message, field)
 
 
 def _sharegpt(data: Any) -> Iterator[Message]:
     for turn in data["conversations"]:
         if isinstance(turn, dict) and isinstance(turn.get("value"), str):
-            role = str(turn.get("from", ""))
+            role = str(turn.get("from") or "gpt").lower()
             yield Message(_SHAREGPT_ROLES.get(role, role), turn["value"], turn, "value")
 
 
 def _one_message(data: Any) -> Iterator[Message]:
-    yield from _content(str(data.get("role", "assistant")), data, "content")
+    yield from _message(data)
 
 
 def _content(role: str, holder: dict[str, Any], key: str) -> Iterator[Message]:
@@ -90,13 +105,23 @@ def _content(role: str, holder: dict[str, Any], key: str) -> Iterator[Message]:
         yield Message(role, content, holder, key)
     elif isinstance(content, list):
         for part in content:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                yield Message(role, part["text"], part, "text")
+            if isinstance(part, dict):
+                yield from _part(role, part)
 
 
-def _reply(data: Any) -> Iterator[Message]:
-    name = next(name for name in _REPLY_FIELDS if isinstance(data.get(name), str))
-    yield Message("assistant", data[name], data, name)
+def _part(role: str, part: dict[str, Any]) -> Iterator[Message]:
+    for field in _PART_FIELDS:
+        value = part.get(field)
+        if isinstance(value, str):
+            yield Message(role, value, part, field)
+        elif isinstance(value, dict) and isinstance(value.get("value"), str):
+            yield Message(role, value["value"], value, "value")
+
+
+def _replies(data: dict[str, Any]) -> Iterator[Message]:
+    for name in _REPLY_FIELDS:
+        if isinstance(data.get(name), str):
+            yield Message("assistant", data[name], data, name)
 
 
 def _is_chat(data: Any) -> bool:
@@ -119,5 +144,5 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], Callable[[Any], Iterator[Message]]],
     (_is_chat, _chat),
     (_is_sharegpt, _sharegpt),
     (_is_message, _one_message),
-    (_is_reply, _reply),
+    (_is_reply, _replies),
 )

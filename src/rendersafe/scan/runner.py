@@ -6,6 +6,7 @@ copies, and report.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -36,13 +37,27 @@ def tasks_for(
     found, errors = [], []
     for item in discover(arguments, include, exclude):
         if isinstance(item, str):
-            errors.append(ErrorRow(path=item.split(":")[0], message=item))
+            errors.append(ErrorRow(path=item, message="no such file or directory"))
         else:
             found.append(item)
+    if options.in_place and "-" in arguments:
+        raise ScanUsageError("standard input cannot be fixed in place; use --fix DIR")
     _check_fix(found, options)
     tasks = plan(found, fmt=options.fmt, fix_dir=options.fix_dir, in_place=options.in_place,
                  jobs=jobs, stdin=stdin)  # fmt: skip
+    _check_unique(tasks)
     return tasks, errors
+
+
+def _check_unique(tasks: list[Task]) -> None:
+    seen: dict[Path, str] = {}
+    for task in tasks:
+        if task.fix_path is None or task.part:
+            continue
+        other = seen.setdefault(task.fix_path, task.display)
+        if other != task.display:
+            raise ScanUsageError(f"{other} and {task.display} would both be fixed into "
+                                 f"{task.fix_path}; scan them separately")  # fmt: skip
 
 
 def scan(
@@ -71,7 +86,14 @@ def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[PartRes
         yield from (scan_partition(task, options) for task in tasks)
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(scan_partition, tasks, [options] * len(tasks))
+        futures = [pool.submit(scan_partition, task, options) for task in tasks]
+        for task, future in zip(tasks, futures, strict=True):
+            try:
+                yield future.result()
+            except Exception as exc:  # a worker that died: the task is an error, not the batch
+                message = f"could not be scanned: {exc!r}"
+                failed = PartResult(task, errors=[ErrorRow(path=task.display, message=message)])
+                yield failed
 
 
 def assemble_fixes(results: list[PartResult], options: ScanOptions) -> None:
@@ -86,10 +108,10 @@ def assemble_fixes(results: list[PartResult], options: ScanOptions) -> None:
         if not complete or (options.in_place and not any(part.changed for part in parts)):
             _remove(pieces)  # a broken part, or nothing to change in place
             continue
-        _join([p for p in pieces if p is not None], final)
+        _join([p for p in pieces if p is not None], final, parts[0].task.path)
 
 
-def _join(pieces: list[Path], final: Path) -> None:
+def _join(pieces: list[Path], final: Path, source: Path) -> None:
     target = pieces[0]
     if len(pieces) > 1:
         with target.open("ab") as out:
@@ -98,7 +120,19 @@ def _join(pieces: list[Path], final: Path) -> None:
                     while block := part.read(1 << 20):
                         out.write(block)
                 piece.unlink()
+    _same_access(source, target)
     os.replace(target, final)  # atomic: readers see the old file or the whole new one
+
+
+def _same_access(source: Path, target: Path) -> None:
+    """Give the fixed file the mode (and, where allowed, the owner) of its source."""
+    if str(source) == "-":
+        os.chmod(target, 0o644)
+        return
+    stat = source.stat()
+    os.chmod(target, stat.st_mode & 0o7777)
+    with contextlib.suppress(PermissionError):
+        os.chown(target, stat.st_uid, stat.st_gid)
 
 
 def _remove(pieces: list[Path | None]) -> None:
