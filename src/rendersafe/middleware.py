@@ -163,7 +163,8 @@ class _Responder:
             await self._fail(f"{type(exc).__name__}: {exc}")
             return
         finally:
-            await self._flush_audit()
+            if self._pending:
+                await self._flush_audit()
         for item in outgoing:
             await self._forward(item)
 

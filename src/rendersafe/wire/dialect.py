@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring, encode_basestring_ascii  # C, as json.dumps
+from json.encoder import encode_basestring  # the C encoder json.dumps uses
 from typing import Any, Protocol
 
 from ..errors import FormatError
@@ -53,18 +53,17 @@ def with_string(event: SseEvent, data: Any, key: str, old: str, new: str) -> Sse
     costs more than sanitising it); when the field is not there exactly once, as
     written, the whole of `data` (already holding `new`) is written instead.
     """
-    line = event.lines[0] if len(event.lines) == 1 else ""
-    if "\\u" in line:
-        # A key spelled with escapes ("con\\u0074ent") is the same key to a client,
-        # and the last of two wins: edit the text only when no key can be hidden.
-        return json_event(event, data)
-    key_at = line.find(f'"{key}":')
-    if key_at >= 0 and line.find(f'"{key}":', key_at + 1) < 0:
-        value_at = key_at + len(key) + 3
-        value_at += line[value_at] == " " if value_at < len(line) else 0
-        for encoded in (encode_basestring(old), encode_basestring_ascii(old)):
-            if line.startswith(encoded, value_at):
-                edited = line[:value_at] + encode_basestring(new) + line[value_at + len(encoded) :]
+    line = event.lines[0] if len(event.lines) == 1 else "\\u"
+    # A key spelled with escapes ("con\\u0074ent") is the same key to a client, and the
+    # last of two wins: edit the text only when no key can be hidden that way.
+    if "\\u" not in line:
+        needle = f'"{key}":'
+        at = line.find(needle)
+        if at >= 0 and line.find(needle, at + 1) < 0:
+            at += len(needle) + (line[at + len(needle) : at + len(needle) + 1] == " ")
+            encoded = encode_basestring(old)
+            if line.startswith(encoded, at):
+                edited = line[:at] + encode_basestring(new) + line[at + len(encoded) :]
                 return SseEvent([edited], event.eol)
     return json_event(event, data)
 

@@ -99,11 +99,14 @@ class SseReader:
         if self._lines or "\r" in buffer:
             return None
         parts = buffer.split("\n\n")
-        rest = parts.pop()
-        if any(not part or part[0] == "\n" for part in parts):
-            return None
-        self._buffer = rest
-        return [SseEvent(part.split("\n"), "\n", part + "\n\n") for part in parts]
+        self._buffer = parts.pop()
+        events = []
+        for part in parts:
+            if not part or part[0] == "\n":
+                self._buffer = buffer  # a blank line more: the careful way
+                return None
+            events.append(SseEvent(part.split("\n"), "\n", part + "\n\n"))
+        return events
 
     def _slow(self, buffer: str) -> list[SseEvent]:
         pos, events = 0, []

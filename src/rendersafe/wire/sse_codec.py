@@ -76,7 +76,9 @@ class SseCodec:
         return dialect.error(message).encode().encode()
 
     def _write(self, events: list[SseEvent]) -> bytes:
-        return "".join(out.encode() for event in events for out in self._event(event)).encode()
+        if len(events) == 1:  # the usual body message: one event
+            return "".join([out.encode() for out in self._event(events[0])]).encode()
+        return "".join([out.encode() for event in events for out in self._event(event)]).encode()
 
     def _event(self, event: SseEvent) -> list[SseEvent]:
         text = event.data
