@@ -89,27 +89,38 @@ class AuditLog:
 
     def emit(self, record: AuditRecord) -> None:
         """Queue `record`; wait while the queue is full."""
-        if not self._offer(record):
-            self._queue.put(record)
+        with self._lock:
+            self._put(record, block=True)
 
     async def aemit(self, record: AuditRecord) -> None:
         """Queue `record` from async code: a full queue suspends the caller only."""
-        if not self._offer(record):
-            await asyncio.to_thread(self._queue.put, record)
-
-    def _offer(self, record: AuditRecord) -> bool:
-        """Queue `record` if there is room; False if the caller must wait for room."""
-        with self._lock:  # close() cannot slip between the check and the put
-            if self._closed:
-                raise RuntimeError("the audit log is closed; records can no longer be written")
-            if not self._writer.is_alive():
-                self.broken = True
-                raise RuntimeError("the audit log's writer has stopped")
+        # Never wait on the event loop: not for room, not for the lock a waiting
+        # emitter holds; a thread does the waiting.
+        if self._lock.acquire(blocking=False):
             try:
-                self._queue.put_nowait(record)
-            except queue.Full:
-                return False
-            return True
+                if self._put(record, block=False):
+                    return
+            finally:
+                self._lock.release()
+        await asyncio.to_thread(self.emit, record)
+
+    def _put(self, record: AuditRecord, *, block: bool) -> bool:
+        """Queue `record` (the caller holds the lock); False if the queue is full and
+        `block` is False.
+
+        The lock is held while waiting for room, so close() cannot stop the writer
+        between the check that the log is open and the put: a record `emit` accepted
+        is always written. (The writer keeps taking records meanwhile.)"""
+        if self._closed:
+            raise RuntimeError("the audit log is closed; records can no longer be written")
+        if not self._writer.is_alive():
+            self.broken = True
+            raise RuntimeError("the audit log's writer has stopped")
+        try:
+            self._queue.put(record, block=block)
+        except queue.Full:
+            return False
+        return True
 
     def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
         """The record of `finding`, its URL hashed with this log's key."""
