@@ -87,12 +87,18 @@ class RenderSafeMiddleware:
     async def _refuse_unaudited(self, audit: AuditLog, scope: Scope, send: Send) -> None:
         """503 while the audit log fails. The refusal is recorded too: a write that
         succeeds is how the log is seen to work again."""
-        source = Source(kind="middleware", method=scope.get("method"), path=scope.get("path"),
-                        request_id=_request_id(scope, self.request_id_header))  # fmt: skip
+        source = self.source_of(scope)
         message = "refused: the audit log cannot be written"
         with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
             await audit.aemit(audit.event_record("error", source, self.digest, message))
         await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+
+    def source_of(self, scope: Scope) -> Source:
+        """Where a request's audit records come from: method, path, request id."""
+        value = Headers(scope=scope).get(self.request_id_header)
+        request_id = value[:128] if value else uuid.uuid4().hex
+        return Source(kind="middleware", method=scope.get("method"), path=scope.get("path"),
+                      request_id=request_id)  # fmt: skip
 
     def covers(self, path: str) -> bool:
         """Are responses to `path` sanitised?"""
@@ -109,10 +115,7 @@ class _Responder:
     def __init__(self, owner: RenderSafeMiddleware, scope: Scope) -> None:
         self.owner = owner
         self.scope = scope
-        self.source = Source(
-            kind="middleware", method=scope.get("method"), path=scope.get("path"),
-            request_id=_request_id(scope, owner.request_id_header),
-        )  # fmt: skip
+        self.source = owner.source_of(scope)
         self.send: Send = _unset_send
         self.start: Message | None = None  # held until the first body message
         self.codec: Codec | None = None
@@ -303,11 +306,6 @@ async def _refuse(send: Send, status: int, message: str, request_id: str | None 
 
 async def _unset_send(message: Message) -> None:
     raise RuntimeError("send used before run()")
-
-
-def _request_id(scope: Scope, header: str) -> str:
-    value = Headers(scope=scope).get(header)
-    return value[:128] if value else uuid.uuid4().hex
 
 
 def _format(content_types: list[str]) -> str | None:

@@ -42,7 +42,7 @@ class Sanitizer:
     def __init__(self, policy: Policy | None = None, *, audit: AuditLog | None = None) -> None:
         self.policy = policy if policy is not None else Policy()
         self.audit = audit
-        self._digest = policy_digest(self.policy)
+        self._digest = policy_digest(self.policy) if audit is not None else ""
         markers = Markers.of(self.policy)
         self.units = UnitSanitizer(self.policy, UrlJudge(self.policy), markers, build_parser())
         warm_up()

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..tables import count_rows
 from .record import AuditRecord
 
 __all__ = ["Summary", "read_records", "summarise"]
@@ -100,8 +101,4 @@ def _counts(counter: Counter[str]) -> str:
 
 
 def _rows(counter: Counter[str], *, sort: bool) -> list[str]:
-    items = counter.most_common() if sort else list(counter.items())
-    if not items:
-        return ["  (none)"]
-    width = max(len(name) for name, _ in items)
-    return [f"  {name:<{width}}  {count:>7}" for name, count in items]
+    return count_rows(counter.most_common() if sort else counter.items(), count_width=7)

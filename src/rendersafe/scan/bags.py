@@ -23,7 +23,7 @@ from .inputs import DEFAULT_INCLUDE
 from .options import ScanOptions
 from .partition import PartResult, scan_partition
 from .report import ScanReport, build_report
-from .runner import assemble_fixes, tasks_for
+from .runner import assemble_fixes, tasks_for, with_audit_key
 
 __all__ = ["scan_bag", "scan_with_dask"]
 
@@ -43,6 +43,7 @@ def scan_with_dask(
 ) -> ScanReport:  # fmt: skip
     """Scan `arguments` on the current Dask scheduler (a `distributed.Client` if one is
     active); large JSONL files are cut into about `partitions` ranges."""
+    options = with_audit_key(options)
     tasks, errors = tasks_for(arguments, options, jobs=max(partitions // 4, 1),
                               include=include, exclude=exclude)  # fmt: skip
     results: list[PartResult] = list(scan_bag(tasks, options).compute())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -138,8 +137,3 @@ def _line_starts(path: Path, targets: list[int]) -> list[tuple[int, int]]:
             lines += block.count(b"\n")
             offset += len(block)
     return sorted(set(cuts))
-
-
-def stat_size(path: Path) -> int:
-    """The size of a file in bytes (0 for standard input)."""
-    return 0 if str(path) == "-" else os.stat(path).st_size

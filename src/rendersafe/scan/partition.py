@@ -99,7 +99,7 @@ class _Scanner:
         try:
             # utf-8-sig: a byte order mark before the first record is not part of it.
             box = [json.loads(body.decode("utf-8-sig" if line_no == 1 else "utf-8"))]
-            changed = self._record(box, line_no, f"{self.task.display}:{line_no}")
+            changed = self._record_in(box, 0, line_no, f"{self.task.display}:{line_no}")
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(line_no, raw, exc)
             return
@@ -134,9 +134,6 @@ class _Scanner:
                 self.result.errors.append(ErrorRow(path=self.task.display, message=message))
         indent = 2 if b"\n " in raw else None
         self._write(_encoded(box[0], indent) if changed else raw)
-
-    def _record(self, box: list[Any], line_no: int, fallback: str) -> bool:
-        return self._record_in(box, 0, line_no, fallback)
 
     def _record_in(self, holder: list[Any], index: int, line_no: int, fallback: str) -> bool:
         data = holder[index]

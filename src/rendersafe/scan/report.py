@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..findings import Reason
+from ..tables import count_rows
 from .partition import PartResult
 from .rows import ErrorRow, FindingRow
 
@@ -132,7 +133,4 @@ def _result(row: FindingRow) -> dict[str, Any]:
 
 
 def _rows(counts: dict[str, int]) -> list[str]:
-    if not counts:
-        return ["  (none)"]
-    width = max(len(name) for name in counts)
-    return [f"  {name:<{width}}  {count:>8}" for name, count in counts.items()]
+    return count_rows(counts.items())

@@ -19,7 +19,7 @@ from .partition import PartResult, scan_partition
 from .report import ScanReport, build_report
 from .rows import ErrorRow
 
-__all__ = ["Progress", "ScanUsageError", "scan", "tasks_for"]
+__all__ = ["Progress", "ScanUsageError", "scan", "tasks_for", "with_audit_key"]
 
 Progress = Callable[[PartResult], None]
 
@@ -49,6 +49,15 @@ def tasks_for(
     return tasks, errors
 
 
+def with_audit_key(options: ScanOptions) -> ScanOptions:
+    """`options` with one audit key for every worker (local or on a cluster), so the
+    URL hashes in their records match."""
+    if options.audit_path is None or options.audit_key is not None:
+        return options
+    key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32).hex()
+    return replace(options, audit_key=key.encode())
+
+
 def _check_unique(tasks: list[Task]) -> None:
     seen: dict[Path, str] = {}
     for task in tasks:
@@ -66,10 +75,7 @@ def scan(
     stdin: bytes | None = None, progress: Progress | None = None,
 ) -> ScanReport:  # fmt: skip
     """Scan every input; write fixed copies if `options` asks; return the report."""
-    if options.audit_path is not None and options.audit_key is None:
-        # Every worker hashes URLs with the same key, so their records match.
-        key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32).hex()
-        options = replace(options, audit_key=key.encode())
+    options = with_audit_key(options)
     tasks, errors = tasks_for(arguments, options, jobs=jobs, include=include, exclude=exclude,
                               stdin=stdin)  # fmt: skip
     results = []

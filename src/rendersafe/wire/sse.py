@@ -43,11 +43,6 @@ class SseEvent:
             self._data = "\n".join(values) if values else None
         return self._data  # type: ignore[return-value]
 
-    def field(self, name: str) -> str | None:
-        """The last value of field `name`."""
-        values = [value for key, value in map(_split, self.lines) if key == name]
-        return values[-1] if values else None
-
     def with_data(self, data: str) -> SseEvent:
         """This event with its data replaced (at the first data line's place)."""
         lines: list[str] = []
