@@ -127,14 +127,14 @@ def test_internal_error_raises_sanitize_error(monkeypatch: pytest.MonkeyPatch) -
     def broken(*args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("rendersafe.units.backstop", broken)
+    monkeypatch.setattr("rendersafe.units.settle.backstop", broken)
     with pytest.raises(SanitizeError, match="boom") as info:
         sanitizer.run(EVIL)
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
 def test_unsettled_output_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rendersafe.units.MAX_PASSES", 1)
+    monkeypatch.setattr("rendersafe.units.settle.MAX_PASSES", 1)
     with pytest.raises(SanitizeError, match="still changing"):
         Sanitizer().run(EVIL)
 

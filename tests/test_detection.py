@@ -18,9 +18,24 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from rendersafe import Policy, Reason
-from rendersafe.findings import DATA_REASONS
 from rendersafe.urls import Role, UrlJudge
 
+# Reasons that mean "this URL carries data", as opposed to "this host is not allowed".
+DATA_REASONS = frozenset(
+    {
+        Reason.ENCODED_BASE64,
+        Reason.ENCODED_HEX,
+        Reason.PERCENT_ENCODED_RUN,
+        Reason.URLENCODED_TEXT,
+        Reason.HIGH_ENTROPY_TOKEN,
+        Reason.SECRET_PATTERN,
+        Reason.NESTED_URL,
+        Reason.USERINFO,
+        Reason.SUBDOMAIN_DATA,
+        Reason.LONG_URL,
+        Reason.INVISIBLE_CHARACTERS,
+    }
+)
 DATA = Path(__file__).parent / "data"
 JUDGE = UrlJudge(Policy())
 WORDS = [

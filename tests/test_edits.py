@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rendersafe.edits import MAX_DEPTH, Edit, Keep, splice
+from rendersafe.engine.edits import MAX_DEPTH, Edit, Keep, splice
 
 TEXT = "hello [link](url) world ![img](x) end"
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fixture_files import all_cases
-from rendersafe.segment import Segmenter, Unit
+from rendersafe.units.segment import Segmenter, Unit
 from test_properties import mixed
 
 TEXTS = [c.input for c in all_cases()]

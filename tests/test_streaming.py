@@ -257,7 +257,7 @@ def test_an_error_breaks_the_stream_and_sends_nothing_held(monkeypatch: pytest.M
     def boom(*args: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("rendersafe.units.backstop", boom)
+    monkeypatch.setattr("rendersafe.units.settle.backstop", boom)
     with pytest.raises(SanitizeError, match="boom"):
         stream.feed("\n\nnext paragraph")
     with pytest.raises(SanitizeError, match="broken"):

@@ -62,23 +62,6 @@ class Reason(StrEnum):
     HOLD_LIMIT = "hold_limit"
 
 
-# Reasons that mean "this URL carries data", as opposed to "this host is not allowed".
-DATA_REASONS = frozenset(
-    {
-        Reason.ENCODED_BASE64,
-        Reason.ENCODED_HEX,
-        Reason.PERCENT_ENCODED_RUN,
-        Reason.URLENCODED_TEXT,
-        Reason.HIGH_ENTROPY_TOKEN,
-        Reason.SECRET_PATTERN,
-        Reason.NESTED_URL,
-        Reason.USERINFO,
-        Reason.SUBDOMAIN_DATA,
-        Reason.LONG_URL,
-        Reason.INVISIBLE_CHARACTERS,
-    }
-)
-
 # pydantic warns that `construct` shadows the deprecated `BaseModel.construct`; the
 # field name is part of the audit and report schema, so it stays.
 with warnings.catch_warnings():

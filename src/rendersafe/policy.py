@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from .errors import PolicyError
-from .hosts import SHARED_TENANT_HOSTS, is_ip_literal, normalise_host, split_host
+from .urls.hosts import SHARED_TENANT_HOSTS, is_ip_literal, normalise_host, split_host
 
 __all__ = ["ImageProxy", "Policy", "Thresholds"]
 

@@ -17,16 +17,18 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 
 from .audit.log import AuditLog
 from .audit.record import Source, policy_digest
-from .context import Markers
+from .engine.carry import Carry
+from .engine.state import Compiled
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Result
-from .hosts import warm_up
+from .markdown.parser import build_parser
 from .policy import Policy
-from .segment import Segmenter
-from .spans import build_parser
 from .streaming import StreamSanitizer
-from .units import Carry, UnitSanitizer
-from .urls import Role, UrlJudge, redact, redact_host
+from .units.segment import Segmenter
+from .units.sent import SentText
+from .units.settle import UnitSanitizer
+from .urls import Role, redact, redact_host
+from .urls.hosts import warm_up
 
 __all__ = ["Sanitizer", "asanitize_stream", "sanitize", "sanitize_stream"]
 
@@ -43,8 +45,7 @@ class Sanitizer:
         self.policy = policy if policy is not None else Policy()
         self.audit = audit
         self._digest = policy_digest(self.policy) if audit is not None else ""
-        markers = Markers.of(self.policy)
-        self.units = UnitSanitizer(self.policy, UrlJudge(self.policy), markers, build_parser())
+        self.units = UnitSanitizer(Compiled.of(self.policy), build_parser())
         warm_up()
 
     def run(self, text: str, *, context: Mapping[str, str] | None = None) -> Result:
@@ -98,7 +99,7 @@ class Sanitizer:
         stay. Never fetches the URL."""
         if not isinstance(url, str):
             raise TypeError(f"a URL is a str, not {type(url).__name__}")
-        verdict = self.units.judge.judge(url, Role.IMAGE if image else Role.LINK)
+        verdict = self.units.rules.judge.judge(url, Role.IMAGE if image else Role.LINK)
         if verdict.action == "keep":
             return None
         return Finding(
@@ -110,11 +111,13 @@ class Sanitizer:
         )  # fmt: skip
 
     def _run(self, text: str, context: dict[str, str]) -> Result:
-        segmenter = Segmenter(self.policy.max_hold_chars)
+        limit = self.policy.max_hold_chars
+        segmenter = Segmenter(limit)
         units = segmenter.push(text) + segmenter.finish()
-        carry, outputs, findings = Carry(received=text), list[str](), list[Finding]()
+        carry, sent = Carry(), SentText.of_reply(text, limit)
+        outputs, findings = list[str](), list[Finding]()
         for unit in units:
-            settled = self.units.settle(unit, carry, context)
+            settled = self.units.settle(unit, carry, sent, context)
             outputs.append(settled.text)
             findings.extend(settled.findings)
             carry = settled.carry

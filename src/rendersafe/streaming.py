@@ -20,34 +20,43 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
+from typing import Literal
 
-from .bare import URLISH
+from .engine.carry import Carry
+from .engine.triggers import OPENER, URLISH
 from .errors import RenderSafeError, SanitizeError
 from .findings import Finding
-from .segment import OPENER, Segmenter, Unit
-from .units import Carry, UnitSanitizer
+from .units.segment import Segmenter, Unit
+from .units.sent import SentText
+from .units.settle import UnitSanitizer
 
 __all__ = ["StreamSanitizer"]
+
+StreamState = Literal["open", "closed", "broken"]
+"""open: taking chunks; closed: `close()` returned; broken: an error ended it."""
 
 
 class StreamSanitizer:
     """Sanitises one reply fed in chunks. Build it with `Sanitizer.stream()`."""
 
     def __init__(
-        self, units: UnitSanitizer, context: dict[str, str],
+        self,
+        units: UnitSanitizer,
+        context: dict[str, str],
         on_finding: Callable[[Finding], None] | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self._units = units
         self._on_finding = on_finding
         self._context = context
         self._segmenter = Segmenter(units.policy.max_hold_chars)
-        self._carry = Carry(sent=Segmenter(units.policy.max_hold_chars))
+        self._carry = Carry()
+        self._sent_text = SentText.streaming(units.policy.max_hold_chars)
         self._findings: list[Finding] = []
         self._sent = 0  # characters of the current unit already sent, unchanged
         self._unsent = ""  # the rest of the current unit, while nothing is held
         self._held_from: int | None = None  # where the current unit must start waiting
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._state = "open"
+        self._state: StreamState = "open"
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -99,7 +108,7 @@ class StreamSanitizer:
     def _settle(self, units: list[Unit]) -> str:
         out = []
         for unit in units:
-            settled = self._units.settle(unit, self._carry, self._context)
+            settled = self._units.settle(unit, self._carry, self._sent_text, self._context)
             sent = unit.text[: self._sent]
             if not settled.text.startswith(sent):
                 raise SanitizeError("a settled unit changed text already sent")

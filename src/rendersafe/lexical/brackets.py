@@ -1,5 +1,5 @@
-"""Brackets outside code, paired; what a reference use may resolve to; and the two
-decisions every lenient rule shares (judge a reading, neutralise a construct)."""
+"""Brackets outside code: found once, paired as CommonMark and as mistune pair them,
+indexed by the labels images use; and what a reference use may resolve to."""
 
 from __future__ import annotations
 
@@ -7,16 +7,20 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from .context import Pass, Regions
-from .edits import Edit, Keep
-from .findings import Action, Construct, Reason
-from .labels import label_keys
-from .urls import INVISIBLE, Role, Verdict
+from ..engine.regions import Regions
+from ..engine.source import SourceText
+from ..markdown.labels import label_keys
+from ..urls import INVISIBLE
 
 __all__ = [
-    "Bracket", "dangling_images", "first_closes", "judge_reading", "neutralise", "open_openers",
-    "scan_brackets", "usage", "worst",
-]  # fmt: skip
+    "Bracket",
+    "BracketIndex",
+    "dangling_images",
+    "first_closes",
+    "index_brackets",
+    "open_openers",
+    "usage",
+]
 
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
@@ -24,7 +28,6 @@ _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
 _DANGLING = re.compile(
     r"""\([ \t]*\n?[ \t]*[^\s()<]+[ \t]+(?:(?:"[^"]*"|'[^']*'|\([^)]*\))[ \t]+)?\["""
 )
-_HARMLESS = frozenset({Reason.RELATIVE_IMAGE, Reason.UNPARSEABLE_URL})
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,24 +44,40 @@ class Bracket:
         return self.bang if self.bang >= 0 else self.open
 
 
-def scan_brackets(ps: Pass) -> list[Bracket]:
-    """Pair up brackets outside code, and index the first image-style use of each label."""
-    text = ps.source.text
+@dataclass(frozen=True, slots=True)
+class BracketIndex:
+    """The brackets of a text outside code, found once for every step that reads them."""
+
+    # Offsets of the `[` and `]` outside code and not escaped, in order.
+    live: tuple[int, ...]
+    # `[...]` pairs as CommonMark nests them, by opening offset.
+    pairs: list[Bracket]
+    # `[`s with no `]` by the end of the text.
+    open_brackets: tuple[int, ...]
+    # The first offset at which an image used each label (-1: an earlier unit).
+    image_uses: dict[str, int]
+
+
+def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -> BracketIndex:
+    """Pair up the brackets outside `code`, and index the first image-style use of
+    each label (the labels in `carried` were used by images in earlier units)."""
+    text = source.text
+    live = tuple(_live_brackets(text, code))
     stack: list[int] = []
     pairs: list[Bracket] = []
-    for pos in _live_brackets(ps):
+    for pos in live:
         if text[pos] == "[":
             stack.append(pos)
         elif stack:
             start = stack.pop()
             pairs.append(Bracket(start, pos, _bang(text, start)))
-    ps.open_brackets = stack
     pairs.sort(key=lambda b: b.open)
+    image_uses = dict.fromkeys(carried, -1) if carried else {}
     for bracket in [*pairs, *dangling_images(text, pairs)]:
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
-                ps.image_uses.setdefault(key, bracket.bang)
-    return pairs
+                image_uses.setdefault(key, bracket.bang)
+    return BracketIndex(live, pairs, tuple(stack), image_uses)
 
 
 def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
@@ -75,14 +94,13 @@ def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
     return found
 
 
-def first_closes(ps: Pass, pairs: list[Bracket]) -> list[Bracket]:
+def first_closes(text: str, index: BracketIndex) -> list[Bracket]:
     """Openers paired with the first `]` after them, where that is not their nested
     pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`."""
-    text = ps.source.text
-    nested = {bracket.open: bracket.close for bracket in pairs}
+    nested = {bracket.open: bracket.close for bracket in index.pairs}
     waiting: list[int] = []
     found: list[Bracket] = []
-    for pos in _live_brackets(ps):
+    for pos in index.live:
         if text[pos] == "[":
             waiting.append(pos)
         else:
@@ -91,20 +109,20 @@ def first_closes(ps: Pass, pairs: list[Bracket]) -> list[Bracket]:
     return found
 
 
-def _live_brackets(ps: Pass) -> Iterator[int]:
+def _live_brackets(text: str, code: Regions) -> Iterator[int]:
     """Where the `[` and `]` outside code and not escaped are."""
-    inside_code = _cursor(ps.code)
-    for match in _BRACKET.finditer(ps.source.text):
+    inside_code = _cursor(code)
+    for match in _BRACKET.finditer(text):
         if match.end() - match.start() == 1 and not inside_code(match.start()):
             yield match.start()
 
 
-def open_openers(ps: Pass) -> list[tuple[int, str]]:
+def open_openers(text: str, code: Regions, index: BracketIndex) -> list[tuple[int, str]]:
     """Openers still waiting for their close at the end of the text: `[`s without `]`,
     and a tag whose `>` has not come."""
-    found = [(pos, "[") for pos in ps.open_brackets]
-    tag = _OPEN_TAG.search(ps.source.text)
-    if tag is not None and tag.start() not in ps.code:
+    found = [(pos, "[") for pos in index.open_brackets]
+    tag = _OPEN_TAG.search(text)
+    if tag is not None and tag.start() not in code:
         found.append((tag.start(), "<"))
     return found
 
@@ -163,40 +181,3 @@ def _pair_at(pairs: list[Bracket], open_pos: int) -> Bracket | None:
         else:
             hi = mid
     return pairs[lo] if lo < len(pairs) and pairs[lo].open == open_pos else None
-
-
-def judge_reading(ps: Pass, raw: str, role: Role) -> Verdict | None:
-    """The verdict on a lenient reading, or None when it may stay.
-
-    A URL no browser can parse fetches nothing, and a relative image only reaches
-    the chat's own origin: in a reading markdown-it does not share, neither alone
-    is a reason to change the text.
-    """
-    verdict = ps.judge.judge(raw, role, decode_entities=True)
-    if verdict.action != "drop" or set(verdict.reasons) <= _HARMLESS:
-        return None
-    return verdict
-
-
-def worst(ps: Pass, readings: list[str], role: Role) -> Verdict | None:
-    """The first reading that must go."""
-    for reading in readings:
-        verdict = judge_reading(ps, reading, role)
-        if verdict is not None:
-            return verdict
-    return None
-
-
-def neutralise(ps: Pass, bracket: Bracket, end: int, verdict: Verdict, *, reference: bool) -> None:
-    """Replace a bracket construct ending at `end`: an image by its alt text and the
-    marker, a link by its text."""
-    label = Keep(bracket.open + 1, bracket.close)
-    if bracket.bang >= 0:
-        edit = Edit(bracket.bang, end, ps.image_parts(label))
-        construct = Construct.REFERENCE_IMAGE if reference else Construct.IMAGE
-        action = Action.REMOVED
-    else:
-        edit = Edit(bracket.open, end, ps.link_parts(label))
-        construct = Construct.REFERENCE_LINK if reference else Construct.LINK
-        action = Action.UNLINKED
-    ps.change(edit, construct, action, verdict.reasons, verdict=verdict, detector="lexical")

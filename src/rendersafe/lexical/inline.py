@@ -1,13 +1,8 @@
-"""The lexical backstop: what *another* renderer could read as an image or a link.
+"""Inline `[text](destination)` constructs, however a renderer reads the destination.
 
-markdown-it-py is one reading of the reply. python-markdown takes `![a](x y.png)`
-as an image, GFM links any `www.` host, marked leaves `&#104;ttp` for the browser
-to decode, a "self-healing" streaming renderer closes `![a](https://e` for you.
-This pass reads the text leniently, outside code, and judges every URL that any
-of them could fetch or link: reference definitions and their uses (`references`),
-tag-like text and bare URLs (`bare`), and inline bracket constructs (here). What
-the Markdown pass already removed is skipped; what it kept is judged again under
-these readings.
+python-markdown takes `![a](x y.png)` as an image of `x y.png`, keeps `<>` around a
+destination, and a "self-healing" streaming renderer closes `![a](https://e` for
+you. Every reading of a destination is judged; the worst decides.
 """
 
 from __future__ import annotations
@@ -15,31 +10,24 @@ from __future__ import annotations
 import html
 import re
 
-from .bare import bare_urls, tags
-from .brackets import Bracket, dangling_images, first_closes, neutralise, worst
-from .context import Pass
-from .references import references
-from .urls import Role
+from ..engine.state import Pass
+from ..urls import Role
+from .brackets import Bracket
+from .decide import WINDOW, neutralise, worst
 
-__all__ = ["backstop"]
+__all__ = ["inline_constructs"]
 
-# Far enough for any real destination; bounds the work per candidate.
-WINDOW = 4096
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
 _TITLE = re.compile(r"""\s+["'(]""")
 
 
-def backstop(ps: Pass, pairs: list[Bracket]) -> None:
-    """Judge every lenient reading the Markdown pass did not already remove."""
-    images = dangling_images(ps.source.text, pairs)
-    references(ps, sorted([*pairs, *images], key=lambda b: b.open), ps.ast_definitions)
-    for bracket in [*pairs, *first_closes(ps, pairs)]:
+def inline_constructs(ps: Pass, brackets: list[Bracket]) -> None:
+    """Judge each `[...](...)` construct, however its destination is read."""
+    for bracket in brackets:
         if ps.source.text.startswith("(", bracket.close + 1):
             _inline_construct(ps, bracket)
-    tags(ps)
-    bare_urls(ps)
 
 
 def _inline_construct(ps: Pass, bracket: Bracket) -> None:

@@ -12,21 +12,15 @@ read as Markdown or HTML is not trusted: the lexical pass judges it like prose.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 
 from markdown_it.token import Token
 
-from .context import Regions
-from .spans import Source
+from ..engine.regions import Regions
+from ..engine.source import SourceText
+from ..engine.trust import CodeTrust
 
-__all__ = [
-    "SpanJudge",
-    "add_raw_html_span",
-    "follow_raw_block",
-    "next_raw_tag",
-    "trusted_block",
-]
+__all__ = ["SpanJudge", "trusted_block"]
 
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
@@ -36,19 +30,6 @@ MAX_RUN_WIDTHS = 8
 # A line that can be continued by an indented one: list item, quote, footnote,
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
-# python-markdown's block-level elements (markdown.util.BLOCK_LEVEL_ELEMENTS, less the
-# void `hr`): a block starting with one stays raw HTML up to its end tag.
-RAW_BLOCK_TAGS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "body", "canvas", "center", "colgroup",
-        "dd", "details", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer",
-        "form", "group", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup", "html",
-        "iframe", "legend", "li", "main", "map", "math", "menu", "nav", "noscript", "object",
-        "ol", "option", "output", "p", "pre", "progress", "script", "section", "style",
-        "summary", "table", "tbody", "td", "textarea", "tfoot", "th", "thead", "tr", "ul",
-        "video",
-    }
-)  # fmt: skip
 _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
 # What may swallow a backtick run, read before it: a URL as the most generous
 # renderer reads it (linkify-it takes `<` and backticks inside brackets), a
@@ -60,21 +41,17 @@ _SWALLOWERS = (
     re.compile(r"<[!?/a-zA-Z][^>]*>"),
     re.compile(r"~~(?=\S)[\s\S]*\S~~"),
 )
-_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
-_TAG_OR_COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)|<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
-# The depth of a raw block whose start tag never ends: it never balances.
-UNBALANCED = 1 << 30
 
 
 def trusted_block(
-    source: Source, token: Token, *, nested: bool, raw: Regions, continued: bool = False
+    source: SourceText, token: Token, *, nested: bool, raw: Regions, trust: CodeTrust
 ) -> bool:
-    """Is this fence or indented code block code in every renderer?
-
-    `continued`: the text continues one cut before it, so an indented block at its
-    start may continue something there.
-    """
-    if token.map is None or nested or source.starts[token.map[0]] in raw:
+    """Is this fence or indented code block code in every renderer, and may the
+    pass trust it? (An indented block with nothing before it in the text may
+    continue something before the text, unless `trust` says nothing is there.)"""
+    if not trust.trusts("block") or token.map is None or nested:
+        return False
+    if source.starts[token.map[0]] in raw:
         return False
     first, end = token.map[0], min(token.map[1], len(source.lines))
     if token.type == "fence":
@@ -82,7 +59,7 @@ def trusted_block(
     if token.type == "code_block":
         lines = source.lines[first:end]
         tabs = any("\t" in line[: len(line) - len(line.lstrip())] for line in lines)
-        return not tabs and _stands_alone(source, first, continued=continued)
+        return not tabs and _stands_alone(source, first, trust)
     return False
 
 
@@ -95,7 +72,7 @@ def _canonical_fence(lines: tuple[str, ...], markup: str, info: str) -> bool:
     )
 
 
-def _stands_alone(source: Source, first: int, *, continued: bool) -> bool:
+def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
     """An indented block after a blank line, and after a block with no line that
     could be continued (mistune lets `-` take the next line as its item's text)."""
     lines = source.lines
@@ -105,7 +82,7 @@ def _stands_alone(source: Source, first: int, *, continued: bool) -> bool:
     while previous >= 0 and not lines[previous].strip():
         previous -= 1
     if previous < 0:
-        return not continued
+        return trust.trusts("opening_block")
     while previous >= 0 and lines[previous].strip():
         if _CONTINUABLE.match(lines[previous]) is not None:
             return False
@@ -116,7 +93,7 @@ def _stands_alone(source: Source, first: int, *, continued: bool) -> bool:
 class SpanJudge:
     """Decides whether code spans are code for every renderer, caching per text block."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: SourceText) -> None:
         self._source = source
         self._pairs: dict[int, frozenset[tuple[int, int]] | None] = {}
         self._blocks: dict[int, tuple[int, int]] = {}
@@ -152,7 +129,7 @@ class SpanJudge:
         return first, last
 
 
-def _pairs(source: Source, first: int, last: int) -> frozenset[tuple[int, int]] | None:
+def _pairs(source: SourceText, first: int, last: int) -> frozenset[tuple[int, int]] | None:
     """The code spans of lines first..last, read as one, if every renderer pairs them.
 
     CommonMark pairs backtick runs in order; python-markdown pairs the first
@@ -250,78 +227,3 @@ def _swallowed(
         if k < len(run_starts) and run_starts[k] < end:
             return True
     return False
-
-
-def add_raw_html_span(source: Source, block: Token, spans: Regions) -> None:
-    """Where python-markdown keeps raw HTML: from the first block tag in an HTML
-    block (after a comment or a closed element it starts a new line, and a line of
-    the block may start with one) to the end tag that balances it, nested tags
-    counted, or to the end of the text when none does."""
-    if block.map is None:
-        return
-    start = source.starts[block.map[0]]
-    if start in spans:
-        return
-    last = min(block.map[1], len(source.lines)) - 1
-    opening = next_raw_tag(source.text, start, source.line_end(max(last, block.map[0])))
-    if opening is not None:
-        spans.add(start, raw_block_end(source.text, opening.start(), opening.group(1)))
-
-
-def raw_block_end(text: str, start: int, name: str) -> int:
-    """Where python-markdown's raw block opened by tag `name` at `start` ends."""
-    still_open, _depth, end = follow_raw_block(text, start, name)
-    return len(text) if still_open is not None else end
-
-
-def follow_raw_block(
-    text: str, pos: int, name: str, depth: int = 0, stop: int | None = None
-) -> tuple[str | None, int, int]:
-    """Follow python-markdown's raw block of tag `name` through `text[pos:stop]`.
-
-    Returns the tag still open at `stop` (None once its end tag balanced it and no
-    block tag opens after it before a blank line), its nesting depth, and where the
-    block ended. A start tag cut off before its `>` never balances.
-    """
-    stop = len(text) if stop is None else stop
-    while True:
-        close = _balancing_close(text, pos, stop, name, depth)
-        if isinstance(close, tuple):
-            return name, close[0], stop
-        blank = _BLANK_LINE.search(text, close, stop)
-        again = next_raw_tag(text, close, stop if blank is None else blank.start())
-        if again is None:
-            return None, 0, close
-        name, depth, pos = again.group(1), 0, again.start()
-
-
-def next_raw_tag(text: str, pos: int, stop: int) -> re.Match[str] | None:
-    """The first block tag in text[pos:stop]: python-markdown reads the rest of a
-    line after raw HTML as a new line (a tag may run on over the next), and a block
-    tag anywhere in it as raw."""
-    for tag in _TAG_OR_COMMENT.finditer(text, pos, stop):
-        if tag.group(1) and tag.group(1).lower() in RAW_BLOCK_TAGS:
-            return tag
-    return None
-
-
-def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> int | tuple[int]:
-    """The end of the end tag that brings `depth` to 0, or `(depth,)` at `stop`."""
-    pattern = _tag_of(name.lower())
-    while (tag := pattern.search(text, pos, stop)) is not None:
-        if tag.group(1) is None:  # a comment: what it holds is no tag
-            pos = tag.end()
-            continue
-        end = text.find(">", tag.end(), stop)
-        if end < 0:
-            return (UNBALANCED,) if not tag.group(1) else (depth,)
-        depth += -1 if tag.group(1) else 1
-        if depth <= 0:
-            return end + 1
-        pos = end + 1  # what a start tag's attributes hold is no tag
-    return (depth,)
-
-
-@functools.lru_cache(maxsize=64)
-def _tag_of(name: str) -> re.Pattern[str]:
-    return re.compile(f"<!--[\\s\\S]*?(?:-->|$)|<(/?){re.escape(name)}(?=[\\s/>]|$)", re.IGNORECASE)

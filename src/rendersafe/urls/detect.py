@@ -13,28 +13,18 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, unquote_plus
 
-from .decoding import encoded_runs, is_text, unbase32, unbase64, unhex
-from .findings import Reason
+from ..findings import Reason
+from .decode import HEX, encoded_runs, is_text, unbase32, unbase64, unhex
 from .hosts import is_ip_literal, split_host
-from .policy import Thresholds
+from .parse import UrlParts
 
-__all__ = ["UrlParts", "data_reasons", "nested_urls"]
+if TYPE_CHECKING:
+    from ..policy import Thresholds
 
-
-@dataclass(frozen=True, slots=True)
-class UrlParts:
-    """The WHATWG-serialised parts of a URL, still percent-encoded."""
-
-    href: str
-    username: str
-    password: str
-    host: str
-    path: str
-    query: str
-    fragment: str
+__all__ = ["SECRET_NAMES", "SECRET_PATTERNS", "data_reasons", "nested_urls"]
 
 
 # Formats of credentials a model could be told to copy out of its context.
@@ -57,7 +47,6 @@ SECRET_NAMES = re.compile(
     r"|session(?:id)?|cookie|private[_-]?key|client[_-]?secret|refresh[_-]?token)",
     re.IGNORECASE,
 )
-_HEX = re.compile(r"[0-9A-Fa-f]+")
 _UNRESERVED_ESCAPE = re.compile(r"%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[DEde]|5[Ff]|7[Ee])")
 _NESTED = re.compile(r"(?:https?:|ftp:)?[/\\]{2}[^/\\\s]|https?:[/\\]|www\.", re.IGNORECASE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
@@ -182,7 +171,7 @@ def _subdomain_carries_data(host: str, th: Thresholds) -> bool:
 def _label_carries_data(label: str, th: Thresholds) -> bool:
     if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", label):
         return False  # hyphenated words: a project or tenant name
-    if _HEX.fullmatch(label) and is_text(unhex(label), th):
+    if HEX.fullmatch(label) and is_text(unhex(label), th):
         return True
     if is_text(unbase32(label), th) or is_text(unbase64(label), th):
         return True

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from .policy import ImageProxy
+if TYPE_CHECKING:
+    from ..policy import ImageProxy
 
 __all__ = ["proxy_url", "sign", "verify_signature"]
 

@@ -1,4 +1,4 @@
-"""Raw HTML behind one seam: judge a fragment, and clean it only when it must change.
+"""Read a raw-HTML fragment as a browser tokenises it, and find what must change.
 
 A fragment must change when it has a dangerous tag (DANGEROUS_TAGS), an attribute
 that fetches, scripts, restyles or clobbers (DANGEROUS_ATTRIBUTES, `on*`), or a URL
@@ -6,11 +6,10 @@ rendersafe's judge refuses. Otherwise it passes byte for byte (`<kbd>`, `<br>`,
 `<p align=center>`, `<Ctrl>`). When it must change, bleach rewrites it with the
 tight allowlist below, which drops every other tag and attribute too.
 
-This is the only module that knows bleach. bleach is end-of-life (June 2026); to
-move to nh3, reimplement `elements()` and `clean()` here and nothing else changes.
-
-Every URL left in a fragment is judged by rendersafe's own classifier (the `check`
-callback), never by bleach: bleach lets `//evil.example/x.png` through.
+Every URL in a fragment is judged by rendersafe's own classifier (the `check`
+callback), never by bleach: bleach lets `//evil.example/x.png` through. Only this
+module and `clean` know bleach (end-of-life June 2026): to move to nh3, reimplement
+`elements()` here and `clean()` there.
 """
 
 from __future__ import annotations
@@ -19,14 +18,23 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
 
-from bleach.html5lib_shim import Filter, HTMLTokenizer, constants
-from bleach.sanitizer import Cleaner
+from bleach.html5lib_shim import HTMLTokenizer, constants
 
-from .findings import Reason
+from ..findings import Reason
 
-__all__ = ["ALLOWED_ATTRIBUTES", "ALLOWED_TAGS", "Element", "Problem", "clean", "review"]
+__all__ = [
+    "ALLOWED_ATTRIBUTES",
+    "ALLOWED_TAGS",
+    "NO_ATTRIBUTES",
+    "URL_ATTRIBUTES",
+    "Element",
+    "Problem",
+    "UrlCheck",
+    "elements",
+    "review",
+    "static_reasons",
+]
 
 # Formatting only: nothing here loads a resource except <img src>, which is judged.
 ALLOWED_TAGS = frozenset(
@@ -70,15 +78,11 @@ DANGEROUS_ATTRIBUTES = frozenset(
         "poster", "src", "srcdoc", "srcset", "style", "usemap", "xlink:href", "xmlns",
     }
 )  # fmt: skip
-_RAW_TEXT_ELEMENT = re.compile(
-    r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
-)
 # How deep tags inside comments and attribute values are read; deeper is malformed.
 NESTED_DEPTH = 8
 _STARTS_WITH_TAG = re.compile(r"\s*</?[a-zA-Z]")
 _PLAIN_TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)\s*/?>")
-_SINGLE_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)\b[^<]*>", re.DOTALL)
-_NONE: frozenset[str] = frozenset()
+NO_ATTRIBUTES: frozenset[str] = frozenset()
 _TOKEN_TYPES = {value: name for name, value in constants.tokenTypes.items()}
 
 
@@ -165,7 +169,7 @@ def review(fragment: str, check: UrlCheck) -> tuple[list[Problem], dict[tuple[st
 def _attribute_problems(
     element: Element, check: UrlCheck, rewrites: dict[tuple[str, str], str]
 ) -> Iterator[Problem]:
-    allowed = ALLOWED_ATTRIBUTES.get(element.tag, _NONE)
+    allowed = ALLOWED_ATTRIBUTES.get(element.tag, NO_ATTRIBUTES)
     for name, value in element.attributes.items():
         if name not in allowed:
             if _dangerous(name):
@@ -183,51 +187,7 @@ def _dangerous(attribute: str) -> bool:
     return name in DANGEROUS_ATTRIBUTES or name.startswith("on") or ":" in name
 
 
-def clean(
-    fragment: str,
-    problems: list[Problem],
-    rewrites: Mapping[tuple[str, str], str],
-    schemes: frozenset[str],
-) -> str:
-    """Return `fragment` with the disallowed tags stripped and bad attributes dropped.
-
-    `schemes` are the URL schemes the policy can keep; bleach's own protocol check
-    must not drop a URL rendersafe kept. The text of `<script>` and `<style>` goes
-    too. A fragment that is one start tag
-    (markdown-it's inline HTML) stays one start tag: bleach's added end tag is cut.
-    """
-    single = _SINGLE_START_TAG.fullmatch(fragment)
-    fragment = _RAW_TEXT_ELEMENT.sub("", fragment)
-    dropped = {(p.tag, p.attribute, p.value) for p in problems if p.value is not None}
-
-    def keep_attribute(tag: str, name: str, value: str) -> bool:
-        if name not in ALLOWED_ATTRIBUTES.get(tag, _NONE):
-            return False
-        return (tag, name, value) not in dropped
-
-    cleaner = Cleaner(
-        tags=ALLOWED_TAGS,
-        attributes=keep_attribute,
-        protocols=schemes | {"http", "https"},
-        strip=True,
-        strip_comments=True,
-        filters=[_rewriter(rewrites)] if rewrites else None,
-    )
-    cleaned = str(cleaner.clean(fragment))
-    if single:
-        cleaned = cleaned.removesuffix(f"</{single.group(1).lower()}>")
-    return cleaned
-
-
-def _rewriter(rewrites: Mapping[tuple[str, str], str]) -> type[Filter]:
-    class Rewrite(Filter):  # type: ignore[misc]
-        def __iter__(self) -> Iterator[dict[str, Any]]:
-            for token in super().__iter__():
-                data = token.get("data")
-                if token.get("name") and isinstance(data, dict):
-                    for key, value in list(data.items()):
-                        if key[1] in URL_ATTRIBUTES and (token["name"], value) in rewrites:
-                            data[key] = rewrites[(token["name"], value)]
-                yield token
-
-    return Rewrite
+def static_reasons(fragment: str) -> tuple[Reason, ...]:
+    """Why `fragment` must change whatever its URLs are (its tags and attributes)."""
+    problems, _rewrites = review(fragment, lambda *_: ())
+    return tuple({r for p in problems for r in p.reasons})

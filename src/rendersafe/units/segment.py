@@ -21,25 +21,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .bare import URLISH
-from .code import follow_raw_block, next_raw_tag
-from .urls import INVISIBLE
+from ..engine.triggers import OPENER, URLISH
+from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 
-__all__ = ["OPENER", "Segmenter", "Unit"]
+__all__ = ["Segmenter", "Unit"]
 
-# Where a unit's text may first be edited: a bracket, a tag or autolink, an image.
-OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
 _OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
+# CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
 _HTML_BLOCKS = (
-    (re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
-     re.compile(r"</(?:script|pre|style|textarea)>", re.I)),
+    (
+        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
+        re.compile(r"</(?:script|pre|style|textarea)>", re.I),
+    ),
     (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
     (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
     (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
     (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
-)  # fmt: skip
+)
 _BLOCK_STARTS = frozenset("`~<")
 # What ends a run of lines that can neither cut a unit nor open a block: a risky
 # character or word, or a line starting a fence or raw HTML.
@@ -117,11 +117,6 @@ class Segmenter:
         """What is open after the complete lines so far, as a line to parse in front
         of what follows: a fence's opening line, a raw block's tag, or ""."""
         return self._context()
-
-    @property
-    def pending_start(self) -> int:
-        """The offset of the current unit in the reply."""
-        return self._start
 
     def push(self, text: str) -> list[Unit]:
         """Take more text; return the units it completed."""

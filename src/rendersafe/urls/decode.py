@@ -11,14 +11,17 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from .findings import Reason
-from .policy import Thresholds
+from ..findings import Reason
 
-__all__ = ["encoded_runs", "is_text", "unbase32", "unbase64", "unhex"]
+if TYPE_CHECKING:
+    from ..policy import Thresholds
+
+__all__ = ["HEX", "encoded_runs", "is_text", "unbase32", "unbase64", "unhex"]
 
 _B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
-_HEX = re.compile(r"[0-9A-Fa-f]+")
+HEX = re.compile(r"[0-9A-Fa-f]+")
 _BASE32 = re.compile(r"[A-Za-z2-7]+=*")
 # Hex bytes joined by a separator: `54-68-65-20` or `54:68:65`.
 _SEPARATED_HEX = re.compile(r"(?:[0-9A-Fa-f]{2}[-_:. ]){7,}[0-9A-Fa-f]{2}")
@@ -49,8 +52,8 @@ def _runs(text: str, th: Thresholds) -> Iterator[str]:
 
 def _hex_text(run: str, th: Thresholds) -> bool:
     """Is `run`, or a `-`/`_`-separated part of it, hex that decodes to text?"""
-    parts = [run] if _HEX.fullmatch(run) else re.split(r"[-_]", run)
-    return any(_HEX.fullmatch(p) and is_text(unhex(p), th) for p in parts if p)
+    parts = [run] if HEX.fullmatch(run) else re.split(r"[-_]", run)
+    return any(HEX.fullmatch(p) and is_text(unhex(p), th) for p in parts if p)
 
 
 def _base64_text(run: str, th: Thresholds) -> bool:

@@ -10,9 +10,8 @@ line by line, so edits can be spliced into the original reply.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import isStrSpace
@@ -20,11 +19,12 @@ from markdown_it.helpers import parseLinkDestination
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-__all__ = ["OffsetMap", "Source", "advance", "build_parser", "destination"]
+from ..engine.source import SourceText
+
+__all__ = ["OffsetMap", "advance", "build_parser", "destination", "parse"]
 
 InlineRule = Callable[[StateInline, bool], bool]
 
-_NEWLINE = re.compile("\n")
 # Rules whose tokens we edit or must leave alone (code spans).
 TRACKED_RULES = ("backticks", "link", "image", "autolink", "html_inline")
 
@@ -57,6 +57,15 @@ class _Parser(MarkdownIt):
 
     def normalizeLinkText(self, link: str) -> str:  # noqa: N802
         return link
+
+
+def parse(md: MarkdownIt, text: str, env: dict[str, Any]) -> list[Token]:
+    """Parse `text` (already `\\n`-normalised) into block tokens.
+
+    `env["references"]` may hold the definitions of earlier units, so uses here
+    resolve as they would in the whole reply; markdown-it adds this text's own.
+    """
+    return md.parse(text, env)
 
 
 def _tracked(fn: InlineRule, name: str) -> InlineRule:
@@ -108,30 +117,6 @@ def destination(content: str, label_end: int) -> tuple[int, int] | None:
     return (pos, result.pos) if result.ok else None
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
-    """The text markdown-it parses (line endings normalised), split into lines."""
-
-    text: str
-    lines: tuple[str, ...]
-    starts: tuple[int, ...]
-
-    @classmethod
-    def of(cls, text: str) -> Source:
-        """Index `text`, which must already use `\\n` line endings."""
-        lines = tuple(text.split("\n"))
-        starts = (0, *(m.end() for m in _NEWLINE.finditer(text)))
-        return cls(text, lines, starts)
-
-    def line_of(self, offset: int) -> int:
-        """0-based line number holding `offset`."""
-        return bisect.bisect_right(self.starts, offset) - 1
-
-    def line_end(self, line: int) -> int:
-        """Offset just past the last character of `line` (before its newline)."""
-        return self.starts[line] + len(self.lines[line])
-
-
 class OffsetMap:
     """Maps offsets in an inline token's `content` to offsets in the source.
 
@@ -143,7 +128,7 @@ class OffsetMap:
     __slots__ = ("_bases", "_leads", "_maps", "_starts")
 
     def __init__(
-        self, source: Source, content: str, first_line: int, cursors: dict[int, int] | None
+        self, source: SourceText, content: str, first_line: int, cursors: dict[int, int] | None
     ) -> None:
         self._starts: list[int] = []
         self._bases: list[int | None] = []
@@ -172,7 +157,7 @@ class OffsetMap:
         return base + col
 
 
-def advance(source: Source, content: str, first_line: int, cursors: dict[int, int]) -> None:
+def advance(source: SourceText, content: str, first_line: int, cursors: dict[int, int]) -> None:
     """Move the per-line search cursors past `content` without building a map (a table
     cell or heading with nothing to edit, so later cells on the line are found right)."""
     for i, line in enumerate(content.split("\n")):
@@ -180,7 +165,7 @@ def advance(source: Source, content: str, first_line: int, cursors: dict[int, in
 
 
 def _align(
-    source: Source, line_no: int, core: str, cursors: dict[int, int] | None
+    source: SourceText, line_no: int, core: str, cursors: dict[int, int] | None
 ) -> tuple[int | None, list[int] | None]:
     if line_no >= len(source.lines):
         return None, None

@@ -9,14 +9,17 @@ make it an image or a link that must go, under any renderer's label matching.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
-from .brackets import Bracket, judge_reading, neutralise, usage
-from .context import LenientDefinition, Pass
-from .edits import Edit
-from .findings import Action, Construct
-from .labels import label_keys
-from .urls import Role
+from ..engine.carry import LenientDefinition
+from ..engine.edits import Edit
+from ..engine.state import Pass
+from ..findings import Action, Construct
+from ..markdown.labels import label_keys
+from ..markdown.regions import Marks
+from ..urls import Role
+from .brackets import Bracket, usage
+from .decide import judge_reading, neutralise
 
 __all__ = ["references"]
 
@@ -30,14 +33,14 @@ _DEFINITION = re.compile(
 )
 
 
-def references(ps: Pass, pairs: list[Bracket], ast_definitions: set[int]) -> None:
+def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping[str, int]) -> None:
     """Judge the definitions of this text and the uses of every definition so far.
 
-    `ps.lenient` holds the definitions kept by earlier units (at offset -1); the
-    ones this text keeps are added to it, for the units after.
+    The carry holds the definitions kept by earlier units (at offset -1); the ones
+    this text keeps go to `ps.lenient`, for the units after.
     """
-    found_here = list(_definitions(ps, ast_definitions))
-    definitions = [*ps.lenient, *found_here]
+    found_here = list(_definitions(ps, marks, image_uses))
+    definitions = [*ps.carry.lenient, *found_here]
     ps.lenient.extend(found_here)
     active: dict[str, list[LenientDefinition]] = {}
     index = 0
@@ -55,7 +58,9 @@ def references(ps: Pass, pairs: list[Bracket], ast_definitions: set[int]) -> Non
             _use(ps, bracket, end, found)
 
 
-def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[LenientDefinition]:
+def _definitions(
+    ps: Pass, marks: Marks, image_uses: Mapping[str, int]
+) -> Iterator[LenientDefinition]:
     text = ps.source.text
     for match in _DEFINITION.finditer(text):
         pos = match.start(1) - 1
@@ -63,29 +68,30 @@ def _definitions(ps: Pass, ast_definitions: set[int]) -> Iterator[LenientDefinit
         keys = label_keys(match.group(1))
         image_bad = judge_reading(ps, url, Role.IMAGE)
         link_bad = judge_reading(ps, url, Role.LINK)
-        if pos in ast_definitions or pos in ps.claimed:
+        if pos in marks.definitions or pos in ps.claimed:
             if pos not in ps.claimed:  # the Markdown pass kept it
                 yield LenientDefinition(pos, keys, image_bad, link_bad)
             continue
-        if pos in ps.code:
+        if pos in marks.code:
             yield LenientDefinition(
                 pos, keys, image_bad, link_bad
             )  # inert here, not for every renderer
             continue
-        used_before = ps.labels_overflowed or any(ps.image_uses.get(k, pos) < pos for k in keys)
+        overflowed = ps.carry.labels_overflowed
+        used_before = overflowed or any(image_uses.get(k, pos) < pos for k in keys)
         bad = link_bad or (image_bad if used_before else None)
         if bad is None:
             yield LenientDefinition(pos, keys, image_bad, link_bad)
             continue
         end = text.find("\n", match.end())
         edit = Edit(pos, len(text) if end < 0 else end, ())
-        ps.change(edit, Construct.REFERENCE_DEFINITION, Action.REMOVED, bad.reasons,
-                  verdict=bad, detector="lexical")  # fmt: skip
+        construct, reasons = Construct.REFERENCE_DEFINITION, bad.reasons
+        ps.change(edit, construct, Action.REMOVED, reasons, verdict=bad, detector="lexical")
 
 
 def _use(ps: Pass, bracket: Bracket, end: int, found: list[LenientDefinition]) -> None:
     image = bracket.bang >= 0
-    bad = next((d.image_bad if image else d.link_bad for d in found
-                if (d.image_bad if image else d.link_bad)), None)  # fmt: skip
+    verdicts = (d.image_bad if image else d.link_bad for d in found)
+    bad = next((verdict for verdict in verdicts if verdict), None)
     if bad is not None:
         neutralise(ps, bracket, end, bad, reference=True)

@@ -1,41 +1,34 @@
-"""Judge one URL: normalise a copy the way a browser would, then keep, proxy or drop it.
+"""Judge one URL: keep, proxy or drop it, and why.
 
     judge = UrlJudge(policy)
     verdict = judge.judge("https://evil.example/p.png?d=aGVsbG8...", Role.IMAGE)
     verdict.action, verdict.reasons   # "drop", (image_host_not_allowed, encoded_base64)
 
-Parsing follows the WHATWG URL standard (ada-url): `\\` is `/` in http(s), tabs and
-newlines vanish, `//host` is remote, hosts are IDNA-mapped and IPs canonical.
+The URL is parsed as the browser will (`parse`), then judged by its scheme, its host
+against the policy's lists, and the data its parts carry (`detect`).
 """
 
 from __future__ import annotations
 
-import html
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl
 
-import ada_url
-
-from .encoded import UrlParts, data_reasons, nested_urls
-from .findings import Reason
-from .hosts import HostSet, is_ip_literal, split_host
-from .policy import Policy
+from ..findings import Reason
+from .detect import data_reasons, nested_urls
+from .hosts import HostSet
+from .parse import ParsedUrl, parse_url
 from .proxy import verify_signature
 
-__all__ = ["ParsedUrl", "Role", "UrlJudge", "Verdict", "parse_url", "redact", "redact_host"]
+if TYPE_CHECKING:
+    from ..policy import Policy
 
-# Zero-width, bidi controls, soft hyphen and Unicode Tags: invisible in a rendered
-# URL, so they can hide where a link goes or smuggle data.
-INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
-)
+__all__ = ["DATA_IMAGE", "Role", "UrlJudge", "Verdict"]
+
 # Raster types only: an SVG can carry script and references of its own.
 DATA_IMAGE = re.compile(r"data:image/(?:png|gif|jpe?g|webp)[;,]", re.IGNORECASE)
-_BASE = "https://rendersafe.invalid/"
-_BASE_HOST = "rendersafe.invalid"
 _IMAGE_SCHEMES = frozenset({"http", "https"})
 _MAX_NESTING = 3
 
@@ -45,19 +38,6 @@ class Role(StrEnum):
 
     IMAGE = "image"
     LINK = "link"
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedUrl:
-    """A URL as a browser would resolve it; `href` is None when it cannot be parsed."""
-
-    raw: str
-    href: str | None
-    scheme: str
-    host: str
-    relative: bool
-    invisible: bool
-    parts: UrlParts | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,69 +52,6 @@ class Verdict:
     def host(self) -> str | None:
         """The normalised host, or None for relative and hostless URLs."""
         return self.url.host or None
-
-
-def parse_url(raw: str, *, decode_entities: bool = False) -> ParsedUrl:
-    """Parse `raw` as a browser would, after removing invisible characters.
-
-    With `decode_entities`, HTML character references are decoded first (for URLs
-    read from raw source, where the browser decodes them in an attribute value).
-    """
-    text = html.unescape(raw) if decode_entities and "&" in raw else raw
-    cleaned = INVISIBLE.sub("", text)
-    invisible = cleaned != text
-    href = _whatwg_href(cleaned)
-    relative = href is None
-    if relative:
-        href = _whatwg_href(cleaned, base=_BASE)
-    if href is None:
-        return ParsedUrl(raw, None, "", "", False, invisible, None)
-    parts = split_href(href)
-    relative = relative and parts.host == _BASE_HOST
-    host = "" if relative else parts.host.rstrip(".")
-    scheme = href.partition(":")[0].lower()
-    return ParsedUrl(raw, href, scheme, host, relative, invisible, parts)
-
-
-def _whatwg_href(text: str, base: str | None = None) -> str | None:
-    try:
-        url = ada_url.URL(text, base=base) if base else ada_url.URL(text)
-    except (ValueError, UnicodeError):
-        return None
-    return str(url.href)
-
-
-def split_href(href: str) -> UrlParts:
-    """Split a WHATWG-serialised href into its parts.
-
-    A serialised href is already normalised (no backslashes, hosts lower-cased,
-    reserved characters percent-encoded), so a plain split is exact. Reading one
-    attribute from ada costs as much as parsing, so only `href` is read.
-    """
-    rest, _, fragment = href.partition("#")
-    rest, _, query = rest.partition("?")
-    _scheme, _, rest = rest.partition(":")
-    username = password = host = ""
-    path = rest
-    if rest.startswith("//"):
-        authority, slash, path = rest[2:].partition("/")
-        path = slash + path
-        userinfo, at, hostport = authority.rpartition("@")
-        if at:
-            username, _, password = userinfo.partition(":")
-        if hostport.startswith("["):  # IPv6 literal, maybe followed by a port
-            host = hostport[: hostport.find("]") + 1]
-        else:
-            host = hostport.partition(":")[0]
-    return UrlParts(
-        href=href,
-        username=username,
-        password=password,
-        host=host,
-        path=path,
-        query=f"?{query}" if query else "",
-        fragment=f"#{fragment}" if fragment else "",
-    )
 
 
 class UrlJudge:
@@ -240,55 +157,3 @@ def _verdict(url: ParsedUrl, reasons: set[Reason]) -> Verdict:
     if not reasons:
         return _keep(url)
     return Verdict("drop", tuple(sorted(reasons)), url)
-
-
-def redact(url: ParsedUrl) -> str:
-    """A loggable shape of the URL: scheme and host kept, every value replaced by its length.
-
-    `https://evil.example/p.png?d=aGVsbG8` becomes `https://evil.example/{5}?d={7}`.
-    """
-    parts = url.parts
-    if url.href is None or parts is None:
-        return f"<unparseable:{len(url.raw)}>"
-    if url.scheme not in ("http", "https") or url.relative:
-        prefix = "" if url.relative else f"{url.scheme}:"
-        return f"{prefix}{{{len(url.href) - len(prefix)}}}"
-    user = "{" + str(len(parts.username) + len(parts.password)) + "}@" if parts.username else ""
-    host = redact_host(url.host)
-    path = "/".join(_mask(seg, 0) for seg in parts.path.split("/"))
-    query = _redact_pairs(parts.query, "?")
-    fragment = _redact_pairs(parts.fragment, "#")
-    return f"{url.scheme}://{user}{host}{path}{query}{fragment}"
-
-
-def redact_host(host: str) -> str:
-    """The host with each subdomain label longer than 8 characters replaced by its
-    length (`{15}.attacker.example`): a subdomain can carry the data itself."""
-    if not host or is_ip_literal(host):
-        return host
-    subdomain, domain, _suffix = split_host(host)
-    if not domain:  # under no known suffix: keep the last two labels
-        labels = host.split(".")
-        subdomain, domain = ".".join(labels[:-2]), ".".join(labels[-2:])
-    masked = [_mask(label, 8) for label in subdomain.split(".")] if subdomain else []
-    return ".".join([*masked, domain])
-
-
-def _mask(value: str, keep_up_to: int) -> str:
-    if not value or len(value) <= keep_up_to:
-        return value
-    return "{" + str(len(value)) + "}"
-
-
-def _redact_pairs(part: str, lead: str) -> str:
-    body = part.removeprefix(lead)
-    if not body:
-        return ""
-    items = []
-    for item in re.split(r"([&;])", body):
-        if item in ("&", ";"):
-            items.append(item)
-            continue
-        name, sep, value = item.partition("=")
-        items.append(f"{_mask(name, 24)}{sep}{_mask(value, 0)}" if sep else _mask(name, 0))
-    return lead + "".join(items)

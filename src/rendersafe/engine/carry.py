@@ -1,0 +1,120 @@
+"""`Carry`: what one unit leaves to the next, as one immutable value.
+
+A pass reads the carry it was given and returns a `Delta`, what its text added;
+`Carry.after` folds the delta in. Nothing else changes a carry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from ..urls import Verdict
+
+__all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition"]
+
+# Labels remembered across units: bounded, so a stream's memory is too. Past it,
+# every new definition is judged as an image would use it (the stricter reading).
+MAX_LABELS = 4096
+
+_NO_REFERENCES: MappingProxyType[str, Any] = MappingProxyType({})
+_NO_DEFINITIONS: MappingProxyType[str, bool] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class LenientDefinition:
+    """A reference definition as the lenient pass keeps it: where, its label keys,
+    and why it would fail as an image or as a link (None: it would pass)."""
+
+    pos: int
+    keys: frozenset[str]
+    image_bad: Verdict | None
+    link_bad: Verdict | None
+
+    def carried(self) -> LenientDefinition:
+        """This definition as the units after it see it: before all of their text."""
+        return replace(self, pos=-1)
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """What one pass over a unit adds to the carry."""
+
+    # markdown-it's reference table after the parse (the carried entries included).
+    references: dict[str, dict[str, Any]]
+    # Labels the Markdown pass defined here, and whether each one was kept.
+    definitions: dict[str, bool]
+    # Definitions the lenient pass keeps here.
+    lenient: tuple[LenientDefinition, ...]
+    # Labels images used here.
+    image_labels: frozenset[str]
+    # Images kept in the reply so far (the image cap's count).
+    images_kept: int
+
+    def with_labels(self, labels: frozenset[str]) -> Delta:
+        """This delta, with `labels` also used by images (an earlier pass's)."""
+        return (
+            self
+            if labels <= self.image_labels
+            else replace(self, image_labels=self.image_labels | labels)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """What the units before a unit left behind."""
+
+    references: MappingProxyType[str, Any] = field(default_factory=lambda: _NO_REFERENCES)
+    definitions: MappingProxyType[str, bool] = field(default_factory=lambda: _NO_DEFINITIONS)
+    lenient: tuple[LenientDefinition, ...] = ()
+    image_labels: frozenset[str] = frozenset()
+    labels_overflowed: bool = False
+    images_kept: int = 0
+    line: int = 0  # 0-based line of the next unit
+    column: int = 0  # characters of its first line in earlier units (a forced cut)
+    after_forced_cut: bool = False
+
+    def env(self) -> dict[str, Any]:
+        """A fresh markdown-it `env` that resolves the references defined so far."""
+        return {"references": dict(self.references)} if self.references else {}
+
+    def is_defined(self, label: str) -> bool:
+        """Was a reference with this (markdown-it) label kept in an earlier unit?"""
+        return self.definitions.get(label, False)
+
+    def after(self, delta: Delta, text: str, forced: bool) -> Carry:
+        """The carry for the unit after one whose original text is `text`."""
+        line, column = self._position_after(text)
+        new_lenient = delta.lenient
+        new_labels = delta.image_labels - self.image_labels
+        if not new_labels and not new_lenient and len(delta.references) == len(self.references):
+            # Nothing new about references (the usual unit): share the carried state.
+            return replace(
+                self,
+                images_kept=delta.images_kept,
+                line=line,
+                column=column,
+                after_forced_cut=forced,
+            )
+        labels = self.image_labels | new_labels
+        overflowed = self.labels_overflowed or len(labels) > MAX_LABELS
+        definitions = {**self.definitions, **delta.definitions}
+        lenient = (*self.lenient, *(d.carried() for d in new_lenient))
+        return Carry(
+            references=MappingProxyType(dict(list(delta.references.items())[:MAX_LABELS])),
+            definitions=MappingProxyType(dict(list(definitions.items())[:MAX_LABELS])),
+            lenient=lenient[:MAX_LABELS],
+            image_labels=frozenset() if overflowed else labels,
+            labels_overflowed=overflowed,
+            images_kept=delta.images_kept,
+            line=line,
+            column=column,
+            after_forced_cut=forced,
+        )
+
+    def _position_after(self, text: str) -> tuple[int, int]:
+        last_break = max(text.rfind("\n"), text.rfind("\r"))
+        line = self.line + text.count("\n") + text.count("\r") - text.count("\r\n")
+        column = self.column + len(text) if last_break < 0 else len(text) - last_break - 1
+        return line, column

@@ -1,0 +1,210 @@
+"""`Pass`: the one object a sanitising pass threads through every rule.
+
+It holds the compiled policy (`Compiled`), the text being read, the carry from the
+units before (read only), and collects what the pass decides: edits with the notes
+that explain them, the ranges they claimed, and what the text adds for later units.
+What earlier steps of the pass found (code and HTML regions, the bracket index) is
+handed to the later ones as arguments, never stored here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from ..findings import Action, Construct, Reason
+from ..urls import Role, UrlJudge, Verdict
+from .carry import Carry, Delta, LenientDefinition
+from .edits import Edit, Keep
+from .regions import Regions
+from .source import SourceText
+
+if TYPE_CHECKING:
+    from ..policy import Policy
+
+__all__ = ["Compiled", "Detector", "Markers", "Note", "Pass"]
+
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+Detector = Literal["markdown", "lexical"]
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every ASCII punctuation character: inert in every renderer."""
+    return _PUNCTUATION.sub(r"\\\1", text)
+
+
+@dataclass(frozen=True, slots=True)
+class Markers:
+    """The replacement texts a policy asks for, escaped once."""
+
+    image: str
+    link: str
+    conflict: str
+
+    @classmethod
+    def of(cls, policy: Policy) -> Markers:
+        """Escape the policy's markers for use inside Markdown."""
+        return cls(
+            escape_markdown(policy.image_marker),
+            escape_markdown(policy.link_marker),
+            escape_markdown("[content removed]"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A policy compiled once: its URL judge, its markers, the schemes a kept URL has."""
+
+    policy: Policy
+    judge: UrlJudge
+    markers: Markers
+    link_schemes: frozenset[str]
+
+    @classmethod
+    def of(cls, policy: Policy) -> Compiled:
+        """Compile `policy`."""
+        extra = {"data"} if policy.allow_data_images else set()
+        schemes = frozenset(policy.allowed_link_schemes) | extra
+        return cls(policy, UrlJudge(policy), Markers.of(policy), schemes)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A finding before it is placed: offsets are into the pass's source text."""
+
+    construct: Construct
+    action: Action
+    reasons: tuple[Reason, ...]
+    start: int
+    end: int
+    host: str | None
+    url: Verdict | None
+    detail: str | None
+    detector: Detector
+
+
+@dataclass(slots=True)
+class Pass:
+    """State for one sanitising pass over one text."""
+
+    rules: Compiled
+    source: SourceText
+    carry: Carry
+    claimed: Regions = field(default_factory=Regions)
+    edits: list[Edit] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    images_kept: int = 0
+    # Labels of reference definitions markdown-it read here, in order, and whether
+    # each was kept (labels the carry has already are not redefined).
+    definitions: dict[str, bool] = field(default_factory=dict)
+    # Definitions the lenient pass keeps in this text.
+    lenient: list[LenientDefinition] = field(default_factory=list)
+
+    @classmethod
+    def over(cls, rules: Compiled, source: SourceText, carry: Carry) -> Pass:
+        """A pass over `source`, after the units that left `carry`."""
+        return cls(rules, source, carry, images_kept=carry.images_kept)
+
+    @property
+    def policy(self) -> Policy:
+        """The policy being applied."""
+        return self.rules.policy
+
+    @property
+    def markers(self) -> Markers:
+        """The policy's replacement texts."""
+        return self.rules.markers
+
+    def change(
+        self,
+        edit: Edit,
+        construct: Construct,
+        action: Action,
+        reasons: Iterable[Reason],
+        *,
+        verdict: Verdict | None = None,
+        detail: str | None = None,
+        detector: Detector = "markdown",
+    ) -> None:
+        """Record an edit and the finding that explains it."""
+        self.edits.append(edit)
+        for start, end in _removed_ranges(edit):
+            self.claimed.add(start, end)
+        host = verdict.host if verdict is not None else None
+        reasons = tuple(sorted(set(reasons)))
+        self.notes.append(
+            Note(construct, action, reasons, edit.start, edit.end, host, verdict, detail, detector)
+        )
+
+    def define(self, label: str, *, kept: bool) -> None:
+        """Record a reference definition markdown-it read (the first one of a label wins)."""
+        if label not in self.carry.definitions:
+            self.definitions.setdefault(label, kept)
+
+    def is_defined(self, label: str) -> bool:
+        """Is a definition of `label` before this point still in the text?"""
+        if label in self.carry.definitions:
+            return self.carry.is_defined(label)
+        return self.definitions.get(label, False)
+
+    def judge_link(self, raw: str, *, decode_entities: bool = False) -> Verdict:
+        """Judge a link URL."""
+        return self.rules.judge.judge(raw, Role.LINK, decode_entities=decode_entities)
+
+    def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
+        """Judge a URL in `role`, spending nothing (a reading, not a rendered image)."""
+        return self.rules.judge.judge(raw, role, decode_entities=decode_entities)
+
+    def spend_image(self, raw: str) -> Verdict:
+        """Judge an image URL a renderer shows, and spend one of the per-reply image
+        cap's images when it is kept (past the cap it is dropped)."""
+        verdict = self.rules.judge.judge(raw, Role.IMAGE)
+        if verdict.action == "drop":
+            return verdict
+        cap = self.policy.max_images
+        if cap is not None and self.images_kept >= cap:
+            return Verdict("drop", (Reason.IMAGE_CAP_EXCEEDED,), verdict.url)
+        self.images_kept += 1
+        return verdict
+
+    def image_parts(self, alt: Keep | None) -> tuple[str | Keep, ...]:
+        """What replaces a removed image whose alt text is `alt`."""
+        mode = self.policy.removed_image
+        has_alt = alt is not None and alt.end > alt.start
+        if mode == "nothing" or (mode == "alt" and not has_alt):
+            return ()
+        if alt is None or not has_alt or mode == "marker":
+            return (self.markers.image,)
+        return (alt,) if mode == "alt" else (alt, " " + self.markers.image)
+
+    def link_parts(self, text: Keep | None) -> tuple[str | Keep, ...]:
+        """What replaces a link that carries data; `text` None when the text is the URL."""
+        mode = self.policy.data_link
+        if mode == "nothing":
+            return ()
+        if text is None or text.end <= text.start:
+            return (self.markers.link,)
+        return (text,) if mode == "text" else (text, " " + self.markers.link)
+
+    def delta(self, references: dict[str, dict[str, Any]], image_labels: Iterable[str]) -> Delta:
+        """What this pass adds to the carry, given markdown-it's reference table after
+        the parse and the labels images used."""
+        return Delta(
+            references=references,
+            definitions=self.definitions,
+            lenient=tuple(self.lenient),
+            image_labels=frozenset(image_labels),
+            images_kept=self.images_kept,
+        )
+
+
+def _removed_ranges(edit: Edit) -> Iterable[tuple[int, int]]:
+    pos = edit.start
+    for part in edit.parts:
+        if isinstance(part, Keep):
+            yield pos, part.start
+            pos = part.end
+    yield pos, edit.end

@@ -1,0 +1,15 @@
+"""The lexical backstop: what *another* renderer could read as an image or a link.
+
+brackets     brackets outside code, paired; the labels images use
+references   reference definitions and their uses, under every label matching
+inline       `[text](destination)`, every reading of the destination
+tags         tag-like text with URL attributes
+bare         bare URLs, as the most generous linkifier reads them
+decide       judge a reading; neutralise a construct
+backstop     all of the above, in order
+"""
+
+from .backstop import backstop
+from .brackets import Bracket, BracketIndex, index_brackets, open_openers
+
+__all__ = ["Bracket", "BracketIndex", "backstop", "index_brackets", "open_openers"]

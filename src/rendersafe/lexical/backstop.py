@@ -1,0 +1,37 @@
+"""The lexical backstop: what *another* renderer could read as an image or a link.
+
+markdown-it-py is one reading of the reply. python-markdown takes `![a](x y.png)`
+as an image, GFM links any `www.` host, marked leaves `&#104;ttp` for the browser
+to decode, a "self-healing" streaming renderer closes `![a](https://e` for you.
+This pass reads the text leniently, outside code, and judges every URL that any
+of them could fetch or link: reference definitions and their uses (`references`),
+tag-like text and bare URLs (`bare`), and inline bracket constructs (here). What
+the Markdown pass already removed is skipped; what it kept is judged again under
+these readings.
+"""
+
+from __future__ import annotations
+
+from ..engine.state import Pass
+from ..markdown.regions import Marks
+from .bare import bare_urls
+from .brackets import BracketIndex, dangling_images, first_closes
+from .inline import inline_constructs
+from .references import references
+from .tags import tags
+
+__all__ = ["backstop"]
+
+
+def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
+    """Judge every lenient reading the Markdown pass did not already remove.
+
+    `marks` is what the Markdown pass found (code, raw HTML, its definitions), and
+    `index` the text's brackets."""
+    text = ps.source.text
+    images = dangling_images(text, index.pairs)
+    uses = sorted([*index.pairs, *images], key=lambda b: b.open)
+    references(ps, uses, marks, index.image_uses)
+    inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
+    tags(ps, marks.code, marks.html)
+    bare_urls(ps, marks.code)

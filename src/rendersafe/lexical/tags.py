@@ -1,0 +1,97 @@
+"""Tag-like text with URL attributes, as the most generous renderer reads it.
+
+markdown-it-py escapes a malformed tag that python-markdown hands to the browser
+(`<img src=x` cut off, `<img/src=u>`, a tag glued to `<` by entities after raw
+HTML). Each one outside code, HTML markdown-it read and what was decided before
+has its URL attributes judged; a tag that must go loses its `<`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..engine.edits import Edit
+from ..engine.regions import Regions
+from ..engine.state import Pass
+from ..findings import Action, Construct
+from ..urls import Role, Verdict
+from .decide import judge_reading
+
+__all__ = ["tags"]
+
+_TAG_START = re.compile(r"<[a-zA-Z]")
+_ENTITY_GLUED = re.compile(r"(<+)(?:&#?\w{1,32};)+(?=[a-zA-Z])")
+TAG_WINDOW = 1024
+_TAG = re.compile(
+    r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/"']+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
+)
+_URL_ATTRIBUTE = re.compile(
+    r"""(?<![\w-])(src|href|srcset|poster|background|action|formaction|data|lowsrc|dynsrc"""
+    r"""|xlink:href|ping|cite|style)\s*=\s*("[^"]*"?|'[^']*'?|[^\s>]*)""",
+    re.IGNORECASE,
+)
+_LINK_ATTRIBUTES = frozenset({"href", "action", "formaction", "ping", "cite", "xlink:href"})
+_CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re.IGNORECASE)
+
+
+def tags(ps: Pass, code: Regions, html: Regions) -> None:
+    """Judge every tag-like text outside `code`, `html` and what was decided."""
+    text = ps.source.text
+    for start in _TAG_START.finditer(text):
+        pos = start.start()
+        if pos in code or pos in html or pos in ps.claimed:
+            continue
+        match = _TAG.match(text, pos, pos + TAG_WINDOW)
+        if match is not None:
+            _judge_tag(ps, pos, match.group())
+    # python-markdown moves the entities of a line after raw HTML to its end, so
+    # `<&amp;img src=u>` there is a live `<img>`.
+    for glued in _ENTITY_GLUED.finditer(text):
+        pos = glued.start()
+        if pos in code or pos in ps.claimed:
+            continue
+        match = _TAG.match("<" + text[glued.end() : glued.end() + TAG_WINDOW])
+        if match is not None:
+            _judge_tag(ps, pos, match.group(), len(glued.group(1)))
+
+
+def _judge_tag(ps: Pass, pos: int, tag: str, openers: int = 1) -> None:
+    verdict = _tag_verdict(ps, tag)
+    if verdict is not None:
+        edit = Edit(pos, pos + openers, ("&lt;" * openers,))
+        reasons, detail = verdict.reasons, _tag_name(tag)
+        ps.change(
+            edit,
+            Construct.HTML,
+            Action.NEUTRALISED,
+            reasons,
+            verdict=verdict,
+            detail=detail,
+            detector="lexical",
+        )
+
+
+def _tag_name(tag: str) -> str:
+    """The tag's name only: the rest of it may hold the data (`<img/src=//e.io/pw=...>`)."""
+    name = re.match(r"<([a-zA-Z][a-zA-Z0-9-]{0,30})", tag)
+    return name.group(1).lower() if name else "tag"
+
+
+def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:
+    for match in _URL_ATTRIBUTE.finditer(tag):
+        name = match.group(1).lower()
+        value = match.group(2).strip("\"'")
+        role = Role.LINK if name in _LINK_ATTRIBUTES else Role.IMAGE
+        for url in _attribute_urls(name, value):
+            verdict = judge_reading(ps, url, role)
+            if verdict is not None:
+                return verdict
+    return None
+
+
+def _attribute_urls(name: str, value: str) -> list[str]:
+    if name == "srcset":
+        return [c.split()[0] for c in value.split(",") if c.strip()]
+    if name == "style":
+        return [a or b for a, b in _CSS_URL.findall(value)]
+    return [value]

@@ -1,0 +1,150 @@
+"""Sweep 1 of the Markdown pass: where the code and the raw HTML are.
+
+Marks what every renderer reads as code (the lexical pass leaves it alone), what
+markdown-it reads as raw HTML (judged as HTML, not as prose), where markdown-it's
+reference definitions start, and builds the offset maps sweep 2 needs for inline
+tokens with something to judge.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from markdown_it.token import Token
+
+from ..engine.regions import Regions
+from ..engine.source import SourceText
+from ..engine.trust import CodeTrust
+from .code import SpanJudge, trusted_block
+from .parser import OffsetMap, advance
+from .python_markdown import add_raw_html_span
+
+__all__ = ["Maps", "Marks", "Where", "mark_regions"]
+
+_FIND_MODE = frozenset({"th_open", "td_open", "heading_open"})
+_CONTAINER_DEPTH = MappingProxyType(
+    {"list_item_open": 1, "list_item_close": -1, "blockquote_open": 1, "blockquote_close": -1}
+)
+TAG_START = re.compile(r"</?[a-zA-Z]")
+_INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where an inline token's content sits in the source."""
+
+    offsets: OffsetMap
+    base: int
+    lines: tuple[int, int]
+    content: str
+
+    def span(self, pair: tuple[int, int] | None) -> tuple[int, int] | None:
+        """Source offsets of a content span, or None when it cannot be placed."""
+        if pair is None:
+            return None
+        start = self.offsets.to_source(self.base + pair[0])
+        end = self.offsets.to_source(self.base + pair[1])
+        if start is None or end is None or end < start:
+            return None
+        return start, end
+
+    def inside(self, pair: tuple[int, int]) -> Where:
+        """The Where of an image's alt text, parsed on its own from `pair[0]`."""
+        content = self.content[pair[0] : pair[1]]
+        return Where(self.offsets, self.base + pair[0], self.lines, content)
+
+
+Maps = dict[int, Where]
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """What sweep 1 found: trusted code, raw HTML, definitions, offset maps."""
+
+    code: Regions
+    html: Regions
+    # Where the reference definitions markdown-it read start (at their `[`).
+    definitions: frozenset[int]
+    maps: Maps
+
+
+@dataclass(slots=True)
+class _Sweep:
+    source: SourceText
+    trust: CodeTrust
+    spans: SpanJudge
+    code: Regions
+    html: Regions
+    raw: Regions
+
+
+def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> Marks:
+    """Sweep 1 over the block tokens of `source`."""
+    sweep = _Sweep(source, trust, SpanJudge(source), Regions(), Regions(), Regions())
+    maps: Maps = {}
+    cursors: dict[int, int] = {}
+    definitions: set[int] = set()
+    depth = 0
+    previous: Token | None = None
+    for token in tokens:
+        depth += _CONTAINER_DEPTH.get(token.type, 0)
+        if token.map is None:
+            pass
+        elif token.type == "inline":
+            _mark_inline_token(sweep, token, previous, maps, cursors)
+        elif token.type in ("fence", "code_block"):
+            if trusted_block(source, token, nested=depth > 0, raw=sweep.raw, trust=trust):
+                sweep.code.add(*source.block_span(*token.map))
+        elif token.type == "html_block":
+            add_raw_html_span(source, token, sweep.raw)
+            if TAG_START.match(token.content):
+                sweep.html.add(*source.block_span(*token.map))
+        elif token.type == "definition":
+            definitions.add(definition_start(source, token.map[0]))
+        previous = token
+    return Marks(sweep.code, sweep.html, frozenset(definitions), maps)
+
+
+def definition_start(source: SourceText, line: int) -> int:
+    """Where a definition starting on `line` starts: at its `[`."""
+    return source.starts[line] + max(source.lines[line].find("["), 0)
+
+
+def _mark_inline_token(
+    sweep: _Sweep, token: Token, previous: Token | None, maps: Maps, cursors: dict[int, int]
+) -> None:
+    if token.map is None:
+        return
+    kind = previous.type if previous is not None else ""
+    find = kind in _FIND_MODE
+    if any(child.type in _INTERESTING for child in token.children or []):
+        offsets = OffsetMap(sweep.source, token.content, token.map[0], cursors if find else None)
+        where = Where(offsets, 0, (token.map[0], token.map[1]), token.content)
+        maps[id(token)] = where
+        _mark_inline(sweep, token.children or [], where, in_table=kind in ("th_open", "td_open"))
+    elif find:
+        advance(sweep.source, token.content, token.map[0], cursors)
+
+
+def _mark_inline(sweep: _Sweep, children: list[Token], where: Where, *, in_table: bool) -> None:
+    for child in children:
+        if child.type in ("code_inline", "html_inline"):
+            span = where.span(child.meta.get("span"))
+            if span is None:
+                continue
+            if child.type == "html_inline":
+                # Comments, declarations and processing instructions are read as text
+                # by some renderers: their insides stay visible to the lexical pass.
+                if TAG_START.match(child.content):
+                    sweep.html.add(*span)
+            elif (
+                sweep.trust.trusts("span")
+                and span[0] not in sweep.raw
+                and sweep.spans.trusted(*span, in_table=in_table)
+            ):
+                sweep.code.add(*span)
+        elif child.type == "image" and child.children and "label_span" in child.meta:
+            inner = where.inside(child.meta["label_span"])
+            _mark_inline(sweep, child.children, inner, in_table=in_table)

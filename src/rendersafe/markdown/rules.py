@@ -1,0 +1,214 @@
+"""Sweep 2 of the Markdown pass: decide about each construct markdown-it-py read.
+
+Every construct is visited in document order through the read-only rule tables
+below, one small function per token type, and each change is a minimal edit with
+the finding that explains it. Sweep 1 (`regions`) ran before and placed the tokens.
+
+Reference definitions are decided where they stand: a definition is removed when
+its URL fails the link policy, or the image policy if an image used its label
+*earlier*. A usage whose definition comes later, or was removed, is left as
+written (it renders as plain text). This order rule is what lets a stream decide
+each construct once, when it arrives, and still equal the one-shot result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from markdown_it.token import Token
+
+from .. import html
+from ..engine.edits import Edit, Keep
+from ..engine.state import Pass
+from ..findings import Action, Construct, Reason
+from ..urls import Role, Verdict
+from ..urls.proxy import proxy_url
+from .labels import label_keys
+from .parser import OffsetMap, destination
+from .regions import Marks, Where, definition_start
+
+__all__ = ["BLOCK_RULES", "INLINE_RULES", "walk"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """What the block rules read: the pass, sweep 1's marks, and the first offset at
+    which an image used each label (-1: in an earlier unit)."""
+
+    ps: Pass
+    marks: Marks
+    image_uses: Mapping[str, int]
+
+
+def walk(ps: Pass, tokens: list[Token], marks: Marks, image_uses: Mapping[str, int]) -> None:
+    """Sweep 2: decide about every construct, in document order."""
+    state = _Walk(ps, marks, image_uses)
+    for token in tokens:
+        rule = BLOCK_RULES.get(token.type)
+        if rule is not None:
+            rule(state, token)
+
+
+# -- block rules ----------------------------------------------------------------------
+
+
+def _inline(w: _Walk, token: Token) -> None:
+    where = w.marks.maps.get(id(token))
+    if where is not None:
+        _walk_inline(w.ps, token.children or [], where)
+
+
+def _walk_inline(ps: Pass, children: list[Token], where: Where) -> None:
+    for child in children:
+        rule = INLINE_RULES.get(child.type)
+        if rule is not None:
+            rule(ps, child, where)
+
+
+def _html_block(w: _Walk, token: Token) -> None:
+    if token.map is None:
+        return
+    ps = w.ps
+    content = token.content.rstrip("\n")
+    offsets = OffsetMap(ps.source, content, token.map[0], None)
+    start, end = offsets.to_source(0), offsets.to_source(len(content))
+    if start is None or end is None:
+        start, end = ps.source.block_span(*token.map)
+        content = ps.source.text[start:end]
+    html.judge_fragment(ps, content, start, end)
+
+
+def _definition(w: _Walk, token: Token) -> None:
+    if token.map is None:
+        return
+    ps = w.ps
+    start = definition_start(ps.source, token.map[0])
+    end = ps.source.line_end(max(token.map[1] - 1, token.map[0]))
+    raw_label, url = str(token.meta["label"]), str(token.meta["url"])
+    verdict = _definition_verdict(w, raw_label, url, start)
+    ps.define(str(token.meta["id"]), kept=verdict.action != "drop")
+    if verdict.action == "drop":
+        edit = Edit(start, end, ())
+        reasons = verdict.reasons
+        ps.change(edit, Construct.REFERENCE_DEFINITION, Action.REMOVED, reasons, verdict=verdict)
+    elif verdict.action == "proxy" and ps.policy.image_proxy is not None:
+        target = proxy_url(ps.policy.image_proxy, verdict.url.href or url)
+        edit = Edit(start, end, (f"[{raw_label}]: {target}",))
+        ps.change(edit, Construct.REFERENCE_DEFINITION, Action.PROXIED, (), verdict=verdict)
+
+
+def _definition_verdict(w: _Walk, raw_label: str, url: str, start: int) -> Verdict:
+    verdict = w.ps.judge_link(url)
+    used = [w.image_uses[k] for k in label_keys(raw_label) if k in w.image_uses]
+    overflowed = w.ps.carry.labels_overflowed
+    if verdict.action == "keep" and (overflowed or (used and min(used) < start)):
+        return w.ps.judge(url, Role.IMAGE)
+    return verdict
+
+
+BlockRule = Callable[[_Walk, Token], None]
+BLOCK_RULES: Mapping[str, BlockRule] = MappingProxyType(
+    {"inline": _inline, "html_block": _html_block, "definition": _definition}
+)
+
+
+# -- inline rules ---------------------------------------------------------------------
+
+
+def _link(ps: Pass, token: Token, where: Where) -> None:
+    span = where.span(token.meta.get("span"))
+    if span is None:
+        _unplaced(ps, token, where)
+        return
+    ref = token.meta.get("label")
+    if ref is not None and not ps.is_defined(ref):
+        return  # definition later or removed: the usage stays plain text
+    verdict = ps.judge_link(str(token.attrs.get("href", "")))
+    if verdict.action != "drop":
+        return
+    if token.markup == "autolink":
+        construct, text = Construct.AUTOLINK, None
+    else:
+        construct = Construct.REFERENCE_LINK if ref is not None else Construct.LINK
+        label = where.span(token.meta.get("label_span"))
+        text = Keep(*label) if label else None
+    edit = Edit(*span, ps.link_parts(text))
+    ps.change(edit, construct, Action.UNLINKED, verdict.reasons, verdict=verdict)
+
+
+def _image(ps: Pass, token: Token, where: Where) -> None:
+    label_pair = token.meta.get("label_span")
+    if token.children and label_pair is not None:
+        _walk_inline(ps, token.children, where.inside(label_pair))
+    span = where.span(token.meta.get("span"))
+    if span is None:
+        _unplaced(ps, token, where)
+        return
+    ref = token.meta.get("label")
+    if ref is not None and not ps.is_defined(ref):
+        return
+    verdict = ps.spend_image(str(token.attrs.get("src", "")))
+    label = where.span(label_pair)
+    alt = Keep(*label) if label else None
+    construct = Construct.REFERENCE_IMAGE if ref is not None else Construct.IMAGE
+    if verdict.action == "drop":
+        edit = Edit(*span, ps.image_parts(alt))
+        ps.change(edit, construct, Action.REMOVED, verdict.reasons, verdict=verdict)
+    elif verdict.action == "proxy":
+        _proxy_image(ps, token, where, span, verdict)
+
+
+def _proxy_image(
+    ps: Pass, token: Token, where: Where, span: tuple[int, int], verdict: Verdict
+) -> None:
+    if ps.policy.image_proxy is None:
+        return
+    target = proxy_url(ps.policy.image_proxy, verdict.url.href or "")
+    label = where.span(token.meta.get("label_span"))
+    alt = Keep(*label) if label else None
+    pair = token.meta.get("label_span")
+    dest = where.span(destination(where.content, pair[1])) if pair else None
+    if dest is not None:
+        edit = Edit(*dest, (target,))
+    else:
+        edit = Edit(*span, ("![", *([alt] if alt else []), "](", target, ")"))
+    construct = Construct.REFERENCE_IMAGE if token.meta.get("label") else Construct.IMAGE
+    ps.change(edit, construct, Action.PROXIED, (), verdict=verdict)
+
+
+def _html_inline(ps: Pass, token: Token, where: Where) -> None:
+    span = where.span(token.meta.get("span"))
+    if span is None:
+        _unplaced(ps, token, where)
+        return
+    html.judge_fragment(ps, token.content, *span)
+
+
+def _unplaced(ps: Pass, token: Token, where: Where) -> None:
+    """Fail closed when a construct's source span is unknown: replace its whole block."""
+    needs_change = _would_change(ps, token)
+    if not needs_change:
+        return
+    start = ps.source.starts[where.lines[0]]
+    end = ps.source.line_end(min(where.lines[1], len(ps.source.lines)) - 1)
+    edit = Edit(start, end, (ps.markers.conflict,))
+    construct = Construct.IMAGE if token.type == "image" else Construct.LINK
+    ps.change(edit, construct, Action.REMOVED, needs_change, detail="unplaced")
+
+
+def _would_change(ps: Pass, token: Token) -> tuple[Reason, ...]:
+    if token.type == "image":
+        verdict = ps.judge(str(token.attrs.get("src", "")), Role.IMAGE)
+    elif token.type == "link_open":
+        verdict = ps.judge(str(token.attrs.get("href", "")), Role.LINK)
+    else:
+        return html.static_reasons(token.content)
+    return verdict.reasons if verdict.action != "keep" else ()
+
+
+InlineRule = Callable[[Pass, Token, Where], None]
+INLINE_RULES: Mapping[str, InlineRule] = MappingProxyType(
+    {"link_open": _link, "image": _image, "html_inline": _html_inline}
+)

@@ -1,0 +1,148 @@
+"""Sanitise one unit of a reply, given what the units before it left behind.
+
+One pass reads the unit in this order, each step taking what the steps before it
+returned:
+
+    parse (markdown-it-py) -> mark_regions -> index_brackets -> walk -> backstop
+                              code, HTML,     pairs, labels     the       other
+                              definitions     images used       Markdown  renderers'
+                                                                 rules     readings
+
+and splices the edits into the original text. When anything changed, the output
+is checked again until a pass finds nothing (a fixpoint). A pass reads the `Carry`
+of the units before and returns a `Delta`; the carry after the unit is the one
+folded with the other. One-shot and streaming both go through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from markdown_it import MarkdownIt
+
+from ..engine.carry import Carry, Delta
+from ..engine.edits import splice
+from ..engine.source import Normalised, SourceText
+from ..engine.state import Compiled, Pass
+from ..engine.trust import CodeTrust
+from ..errors import SanitizeError
+from ..findings import Finding
+from ..lexical import backstop, index_brackets
+from ..markdown.parser import parse
+from ..markdown.regions import mark_regions
+from ..markdown.rules import walk
+from ..policy import Policy
+from .forced_cut import close_openers
+from .placement import Placement
+from .segment import Unit
+from .sent import SentText
+
+__all__ = ["MAX_PASSES", "Settled", "UnitSanitizer"]
+
+# A pass that changes text can expose a construct (a link's text that is itself a
+# URL); a few passes settle every case we know. More means something is wrong.
+MAX_PASSES = 4
+_BLANK_START = (" ", "\t", "\r", "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A unit's output, its findings, and the carry for the next unit."""
+
+    text: str
+    findings: tuple[Finding, ...]
+    carry: Carry
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One pass's output, its findings and what it adds to the carry."""
+
+    text: str
+    findings: tuple[Finding, ...]
+    delta: Delta
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """How a pass reads its unit."""
+
+    context: dict[str, str]
+    recheck: bool = False  # re-reading an earlier pass's output
+    close_cut: bool = False  # escape what a forced cut left open
+    in_context: bool = True  # read inside what the text before leaves open
+
+
+class UnitSanitizer:
+    """Sanitises units in order under one compiled policy."""
+
+    def __init__(self, rules: Compiled, md: MarkdownIt) -> None:
+        self.rules = rules
+        self.md = md
+
+    @property
+    def policy(self) -> Policy:
+        """The policy being applied."""
+        return self.rules.policy
+
+    def settle(self, unit: Unit, carry: Carry, sent: SentText, context: dict[str, str]) -> Settled:
+        """Sanitise `unit` to a fixpoint, read inside what the text sent left open."""
+        unit = replace(unit, prefix=sent.context(unit))
+        first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
+        findings = list(first.findings)
+        current = first
+        for _ in range(MAX_PASSES - 1):
+            if not current.findings:
+                break
+            again = Unit(unit.start, current.text, unit.forced, unit.prefix)
+            current = self._pass(again, carry, _Reading(context, recheck=True))
+            findings.extend(current.findings)
+        else:
+            if current.findings:
+                raise SanitizeError(
+                    f"output still changing after {MAX_PASSES} passes; refusing to emit it"
+                )
+        sent.record(unit, current.text)
+        # The definitions are those of the text sent (the last pass: cleaning can
+        # expose one), the labels every label an image used in any pass.
+        delta = current.delta.with_labels(first.delta.image_labels)
+        return Settled(current.text, tuple(findings), carry.after(delta, unit.text, unit.forced))
+
+    def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
+        normal = Normalised(unit.prefix + unit.text)
+        source = SourceText.of(normal.text)
+        # A unit starts a block at column 0. When an edit leaves it starting blank or
+        # indented (`</div>    <img>` cleaned), it may continue a list item before it.
+        trust = CodeTrust.of(
+            after_forced_cut=carry.after_forced_cut,
+            continues_block=reading.recheck and unit.text.startswith(_BLANK_START),
+            in_context=reading.in_context,
+        )
+        env = carry.env()
+        tokens = parse(self.md, normal.text, env)
+        marks = mark_regions(source, tokens, trust)
+        index = index_brackets(source, marks.code, carry.image_labels)
+        ps = Pass.over(self.rules, source, carry)
+        walk(ps, tokens, marks, index.image_uses)
+        backstop(ps, marks, index)
+        if reading.close_cut:
+            close_openers(ps, marks.code, index, len(unit.prefix))
+        # The prefix is one line ending in "\n" (no "\r" to normalise), judged in the
+        # unit it came from: what this pass finds there was decided already.
+        skip = len(unit.prefix)
+        if any(e.start < skip < e.end for e in ps.edits):
+            # A raw block cleaned from its first tag: judge the unit on its own, all
+            # of it as prose (inside the raw block, code may not be code).
+            alone = replace(reading, in_context=False)
+            return self._pass(replace(unit, prefix=""), carry, alone)
+        output = unit.prefix + unit.text
+        edits = [normal.edit(e) for e in ps.edits if e.start >= skip]
+        if edits:
+            output = splice(output, edits, self.rules.markers.conflict)
+        notes = [n for n in ps.notes if n.start >= skip]
+        findings: tuple[Finding, ...] = ()
+        if notes:
+            placed = Placement(source, normal, unit, carry)
+            findings = tuple(placed.finding(n, reading.context, reading.recheck) for n in notes)
+        delta = ps.delta(env.get("references", {}), index.image_uses)
+        return _Outcome(output[skip:], findings, delta)
