@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from enum import StrEnum
 from typing import Literal
 
@@ -62,48 +61,53 @@ class Reason(StrEnum):
     HOLD_LIMIT = "hold_limit"
 
 
-# pydantic warns that `construct` shadows the deprecated `BaseModel.construct`; the
-# field name is part of the audit and report schema, so it stays.
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
+class Finding(BaseModel):
+    """One change the sanitiser made to a reply.
 
-    class Finding(BaseModel):
-        """One change the sanitiser made to a reply.
+    `line` and `column` are 1-based and point into the text that was sanitised;
+    `start` and `end` are the character offsets of the changed span. `url` is a
+    redacted form of the URL (values replaced by their length), never the URL itself.
+    `recheck` findings come from re-checking the output (an edit exposed another
+    construct); their positions point into the text after the earlier edits.
+    """
 
-        `line` and `column` are 1-based and point into the text that was sanitised;
-        `start` and `end` are the character offsets of the changed span. `url` is a
-        redacted form of the URL (values replaced by their length), never the URL itself.
-        `recheck` findings come from re-checking the output (an edit exposed another
-        construct); their positions point into the text after the earlier edits.
-        """
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
+    )
 
-        model_config = ConfigDict(frozen=True, extra="forbid")
+    # `construct` in JSON, records and schemas; `kind` in Python, because pydantic's
+    # (deprecated) `BaseModel.construct` owns that attribute name.
+    kind: Construct = Field(alias="construct")
+    action: Action
+    reasons: tuple[Reason, ...]
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    host: str | None = None
+    url: str | None = None
+    detail: str | None = None
+    detector: Literal["markdown", "lexical"] = "markdown"
+    recheck: bool = False
+    context: dict[str, str] = Field(default_factory=dict)
+    # The URL as the browser would resolve it: kept in memory for the audit log's
+    # keyed hash, never serialised, never shown.
+    full_url: str | None = Field(default=None, exclude=True, repr=False)
 
-        construct: Construct  # type: ignore[assignment]  # see the comment above
-        action: Action
-        reasons: tuple[Reason, ...]
-        line: int = Field(ge=1)
-        column: int = Field(ge=1)
-        start: int = Field(ge=0)
-        end: int = Field(ge=0)
-        host: str | None = None
-        url: str | None = None
-        detail: str | None = None
-        detector: Literal["markdown", "lexical"] = "markdown"
-        recheck: bool = False
-        context: dict[str, str] = Field(default_factory=dict)
-        # The URL as the browser would resolve it: kept in memory for the audit log's
-        # keyed hash, never serialised, never shown.
-        full_url: str | None = Field(default=None, exclude=True, repr=False)
+    @property
+    def construct(self) -> Construct:  # type: ignore[override]
+        """The kind of construct (`kind`), under its name in JSON and records. It
+        hides pydantic's deprecated `BaseModel.construct`; use `model_construct`."""
+        return self.kind
 
-        def summary(self) -> str:
-            """One line for humans: `3:14 image removed (image_host_not_allowed) evil.example`."""
-            reasons = ",".join(self.reasons)
-            where = f" {self.host}" if self.host else ""
-            what = f" {self.detail}" if self.detail else ""
-            return (
-                f"{self.line}:{self.column} {self.construct}{what} {self.action} ({reasons}){where}"
-            )
+    def summary(self) -> str:
+        """One line for humans: `3:14 image removed (image_host_not_allowed) evil.example`."""
+        reasons = ",".join(self.reasons)
+        where = f" {self.host}" if self.host else ""
+        what = f" {self.detail}" if self.detail else ""
+        return (
+            f"{self.line}:{self.column} {self.kind}{what} {self.action} ({reasons}){where}"
+        )
 
 
 class Result(BaseModel):

@@ -91,9 +91,13 @@ class Sanitizer:
             self.audit.emit(self.audit.finding_record(finding, _FUNCTION, self._digest))
 
     def check_url(
-        self, url: str, *, image: bool = False, construct: Construct = Construct.CITATION,
+        self,
+        url: str,
+        *,
+        image: bool = False,
+        construct: Construct = Construct.CITATION,
         context: Mapping[str, str] | None = None,
-    ) -> Finding | None:  # fmt: skip
+    ) -> Finding | None:
         """The finding that removes `url`, a link a client shows beside the text (a
         citation, a source; `image=True`: a file it shows inline), or None when it may
         stay. Never fetches the URL."""
@@ -103,12 +107,19 @@ class Sanitizer:
         if verdict.action == "keep":
             return None
         return Finding(
-            construct=construct, action=Action.REMOVED, reasons=verdict.reasons, line=1,
-            column=1, start=0, end=len(url), host=verdict.host and redact_host(verdict.host),
+            kind=construct,
+            action=Action.REMOVED,
+            reasons=verdict.reasons,
+            line=1,
+            column=1,
+            start=0,
+            end=len(url),
+            host=verdict.host and redact_host(verdict.host),
             url=redact(verdict.url),
             full_url=verdict.url.href or url,
-            detector="lexical", context=context_dict(context),
-        )  # fmt: skip
+            detector="lexical",
+            context=context_dict(context),
+        )
 
     def _run(self, text: str, context: dict[str, str]) -> Result:
         limit = self.policy.max_hold_chars

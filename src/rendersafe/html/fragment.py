@@ -23,24 +23,22 @@ def judge_fragment(ps: Pass, fragment: str, start: int, end: int) -> None:
     """Judge raw HTML `fragment` (container markers stripped), which sits at
     `ps.source.text[start:end]`, and record the edit it needs, if any."""
     prefix = _continuation_prefix(ps, start, fragment) if "\n" in fragment else ""
-
-    def reindent(cleaned: str) -> str:
-        return cleaned.replace("\n", "\n" + prefix)
-
-    mode = ps.policy.raw_html
-    if mode != "sanitize":
-        replacement = "" if mode == "strip" else html_escape(fragment)
-        edit = Edit(start, end, (reindent(replacement),))
+    if ps.policy.raw_html != "sanitize":
+        replacement = "" if ps.policy.raw_html == "strip" else html_escape(fragment)
+        edit = Edit(start, end, (_reindent(replacement, prefix),))
         ps.change(edit, Construct.HTML, Action.NEUTRALISED, (Reason.RAW_HTML_POLICY,))
-        return
-    if fragment.startswith("<!--") and "-->" not in fragment[2:]:
+    elif fragment.startswith("<!--") and "-->" not in fragment[2:]:
         # An unclosed comment hides the rest of the reply from markdown-it but not from
         # python-markdown: show the opener as text and let the next pass judge the rest.
         # (`<!-->` and `<!--->` are closed, empty comments to a browser.)
         edit = Edit(start, start + 1, ("&lt;",))
         reasons = (Reason.MALFORMED_HTML,)
         ps.change(edit, Construct.HTML, Action.NEUTRALISED, reasons, detail="unclosed comment")
-        return
+    else:
+        _clean_fragment(ps, fragment, start, end, prefix)
+
+
+def _clean_fragment(ps: Pass, fragment: str, start: int, end: int, prefix: str) -> None:
     problems, rewrites = review(fragment, _url_check(ps))
     if not problems and not rewrites:
         return
@@ -50,8 +48,13 @@ def judge_fragment(ps: Pass, fragment: str, start: int, end: int) -> None:
     urls = [p for p in problems if p.value is not None]
     verdict = _problem_verdict(ps, urls[0]) if urls else None
     action = Action.PROXIED if not problems else Action.NEUTRALISED
-    edit = Edit(start, end, (reindent(cleaned),))
+    edit = Edit(start, end, (_reindent(cleaned, prefix),))
     ps.change(edit, Construct.HTML, action, reasons, verdict=verdict, detail=detail)
+
+
+def _reindent(cleaned: str, prefix: str) -> str:
+    """Put the container markers back in front of each line after the first."""
+    return cleaned.replace("\n", "\n" + prefix)
 
 
 def _continuation_prefix(ps: Pass, start: int, fragment: str) -> str:

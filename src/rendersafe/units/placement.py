@@ -32,7 +32,7 @@ class Placement:
         start = self.normal.offset(note.start) - self.prefix_length + self.unit.start
         end = self.normal.offset(note.end) - self.prefix_length + self.unit.start
         return Finding(
-            construct=note.construct,
+            kind=note.construct,
             action=note.action,
             reasons=note.reasons,
             line=self.carry.line + unit_line + 1,
