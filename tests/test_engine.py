@@ -1,0 +1,110 @@
+"""The pieces the passes share: code trust, the carried state, the bracket index."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rendersafe import Policy, Sanitizer
+from rendersafe.engine.carry import MAX_LABELS, Carry, Delta
+from rendersafe.engine.regions import Regions
+from rendersafe.engine.source import SourceText
+from rendersafe.engine.trust import CodeKind, CodeTrust
+from rendersafe.lexical import index_brackets
+from rendersafe.units.segment import Unit
+from rendersafe.units.sent import SentText
+
+
+@pytest.mark.parametrize(
+    ("after_cut", "continued", "in_context", "trusted"),
+    [
+        (False, False, True, {"span", "block", "opening_block"}),
+        (False, True, True, {"span", "block"}),
+        (True, False, True, {"block"}),
+        (True, True, True, {"block"}),
+        (False, False, False, set()),
+        (True, True, False, set()),
+    ],
+)
+def test_code_trust_narrows_with_each_circumstance(
+    after_cut: bool, continued: bool, in_context: bool, trusted: set[CodeKind]
+) -> None:
+    trust = CodeTrust.of(
+        after_forced_cut=after_cut, continues_block=continued, in_context=in_context
+    )
+    kinds: tuple[CodeKind, ...] = ("span", "block", "opening_block")
+    assert {kind for kind in kinds if trust.trusts(kind)} == trusted
+
+
+def _delta(**changes: object) -> Delta:
+    base = Delta(references={}, definitions={}, lenient=(), image_labels=frozenset(), images_kept=0)
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def test_a_carry_cannot_be_changed_in_place() -> None:
+    carry = Carry()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        carry.images_kept = 3  # type: ignore[misc]
+
+
+def test_carry_after_moves_the_position_and_keeps_the_old_carry() -> None:
+    carry = Carry()
+    after = carry.after(_delta(images_kept=2), "ab\ncd\r\nef", False)
+    assert (after.line, after.column, after.images_kept) == (2, 2, 2)
+    assert (carry.line, carry.images_kept) == (0, 0)
+    same_line = after.after(_delta(images_kept=2), "gh", True)
+    assert (same_line.line, same_line.column, same_line.after_forced_cut) == (2, 4, True)
+
+
+def test_carry_after_folds_in_new_definitions_and_labels() -> None:
+    reference = {"href": "https://a.example/", "title": ""}
+    delta = _delta(references={"R": reference}, definitions={"R": True}, image_labels={"r"})
+    after = Carry().after(delta, "[r]: https://a.example/\n", False)
+    assert after.is_defined("R")
+    assert after.image_labels == {"r"}
+    assert after.env() == {"references": {"R": reference}}
+    assert after.env()["references"] is not after.references  # each parse gets a copy
+
+
+def test_too_many_image_labels_switch_to_the_strict_reading() -> None:
+    labels = frozenset(f"l{i}" for i in range(MAX_LABELS + 1))
+    after = Carry().after(_delta(image_labels=labels), "x", False)
+    assert after.labels_overflowed
+    assert after.image_labels == frozenset()
+
+
+def test_the_bracket_index_pairs_and_records_image_labels() -> None:
+    source = SourceText.of("![a][r] [b] `[c]` [open")
+    code = Regions()
+    code.add(12, 17)  # the code span
+    index = index_brackets(source, code, frozenset({"old"}))
+    assert [(b.open, b.close, b.bang) for b in index.pairs] == [(1, 3, 0), (4, 6, -1), (8, 10, -1)]
+    assert index.open_brackets == (18,)
+    assert index.image_uses["a"] == 0
+    assert index.image_uses["r"] == 0
+    assert index.image_uses["old"] == -1
+    assert "b" not in index.image_uses
+
+
+def test_sent_text_is_read_from_the_reply_only_after_a_change() -> None:
+    sent = SentText.of_reply("one\n\ntwo\n\nthree\n", limit=8192)
+    first = Unit(0, "one\n\n")
+    sent.record(first, first.text)  # unchanged: the units' own contexts stand
+    second = Unit(5, "two\n\n", prefix="")
+    assert sent.context(second) == ""
+    sent.record(second, "```\n\n")  # suppose an edit had opened a fence
+    assert sent.context(Unit(10, "three\n")) == "```\n"  # read inside what was sent
+
+
+def test_a_stream_tracks_the_text_sent_from_the_start() -> None:
+    sent = SentText.streaming(limit=8192)
+    unit = Unit(0, "```\n", prefix="")
+    sent.record(unit, unit.text)
+    assert sent.context(Unit(4, "x")) == "```\n"
+
+
+def test_a_sanitiser_is_built_from_one_compiled_policy() -> None:
+    sanitizer = Sanitizer(Policy(image_marker="[img]"))
+    assert sanitizer.units.rules.markers.image == "\\[img\\]"
+    assert sanitizer.units.policy is sanitizer.policy
