@@ -118,15 +118,8 @@ class UnitSanitizer:
             continues_block=reading.recheck and unit.text.startswith(_BLANK_START),
             in_context=reading.in_context,
         )
-        env = carry.env()
-        tokens = parse(self.md, normal.text, env)
-        marks = mark_regions(source, tokens, trust)
-        index = index_brackets(source, marks.code, carry.image_labels)
-        ps = Pass.over(self.rules, source, carry)
-        walk(ps, tokens, marks, index.image_uses)
-        backstop(ps, marks, index)
-        if reading.close_cut:
-            close_openers(ps, marks.code, index, len(unit.prefix))
+        close_at = len(unit.prefix) if reading.close_cut else None
+        ps, delta = self._decide(source, carry, trust, close_at)
         # The prefix is one line ending in "\n" (no "\r" to normalise), judged in the
         # unit it came from: what this pass finds there was decided already.
         skip = len(unit.prefix)
@@ -144,5 +137,20 @@ class UnitSanitizer:
         if notes:
             placed = Placement(source, normal, unit, carry)
             findings = tuple(placed.finding(n, reading.context, reading.recheck) for n in notes)
-        delta = ps.delta(env.get("references", {}), index.image_uses)
         return _Outcome(output[skip:], findings, delta)
+
+    def _decide(
+        self, source: SourceText, carry: Carry, trust: CodeTrust, close_at: int | None
+    ) -> tuple[Pass, Delta]:
+        """Run the steps of one pass over `source`; `close_at`: where the text after
+        a prefix starts, when a forced cut left constructs open in it."""
+        env = carry.env()
+        tokens = parse(self.md, source.text, env)
+        marks = mark_regions(source, tokens, trust)
+        index = index_brackets(source, marks.code, carry.image_labels)
+        ps = Pass.over(self.rules, source, carry)
+        walk(ps, tokens, marks, index.image_uses)
+        backstop(ps, marks, index)
+        if close_at is not None:
+            close_openers(ps, marks.code, index, close_at)
+        return ps, ps.delta(env.get("references", {}), index.image_uses)
