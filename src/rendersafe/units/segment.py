@@ -22,36 +22,16 @@ import re
 from dataclasses import dataclass
 
 from ..engine.triggers import OPENER, URLISH
-from ..markdown.python_markdown import follow_raw_block, next_raw_tag
+from .blocks import OpenBlocks
 
 __all__ = ["Segmenter", "Unit"]
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-# An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
-_OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
-# CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
-_HTML_BLOCKS = (
-    (
-        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
-        re.compile(r"</(?:script|pre|style|textarea)>", re.I),
-    ),
-    (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
-    (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
-    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
-    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
-)
-_BLOCK_STARTS = frozenset("`~<")
 # What ends a run of lines that can neither cut a unit nor open a block: a risky
 # character or word, or a line starting a fence or raw HTML.
 _QUIET_END = re.compile(
     rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
 )
 _NOT_PLAIN = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
-# Deeper nesting than this in a context line is not spelled out (bounded work).
-MAX_RAW_DEPTH = 64
-_LINE_TAG = re.compile(r" {0,3}<")
-# A tag whose attributes have started but whose `>` has not come yet.
-_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,22 +48,6 @@ class Unit:
     prefix: str = ""
 
 
-@dataclass
-class _State:
-    fence: str | None = None  # the opening line of an open fence
-    html: re.Pattern[str] | None = None  # what ends an open HTML block
-    raw: str | None = None  # the tag of an open raw block
-    raw_depth: int = 0  # how deep its tag is nested
-    raw_closed: bool = False  # a raw block closed in this paragraph
-    tag_open: bool = False
-    blank: bool = True  # the previous line was blank (the start counts as one)
-    closed_fence: bool = False  # the previous line closed a fence
-
-    @property
-    def open(self) -> bool:
-        return bool(self.fence or self.html or self.raw or self.tag_open)
-
-
 class Segmenter:
     """Finds unit boundaries in text fed piece by piece.
 
@@ -94,7 +58,7 @@ class Segmenter:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self._state = _State()
+        self._state = OpenBlocks()
         self._lines: list[str] = []  # the current unit's complete lines
         self._length = 0  # their total length
         self._line = ""  # the current incomplete line
@@ -198,59 +162,10 @@ class Segmenter:
         self._length += len(line)
         self._risky = self._risky or _risky(line)
         before = self._context()
-        self._track(self._line_head + line)  # the whole line, even if a forced cut split it
+        self._state.track(self._line_head + line)  # the whole line, even if a forced cut split it
         self._line_head = ""
         if self._context() != before:
             self._contexts.append((self._length, self._context()))
-
-    def _track(self, line: str) -> None:
-        """Update what is open with one complete line."""
-        state = self._state
-        state.closed_fence = False
-        was_raw, chained = state.raw, state.raw_closed
-        if state.fence is not None:
-            if _closes(state.fence, line):
-                state.fence, state.closed_fence = None, True
-        elif state.html is not None:
-            if state.html.search(line):
-                state.html = None
-        else:
-            self._open(line)
-        if was_raw is not None:
-            state.raw, state.raw_depth, _end = follow_raw_block(line, 0, was_raw, state.raw_depth)
-            state.raw_closed = state.raw is None
-        elif chained and state.raw is None and state.fence is None:
-            # After raw HTML closed, python-markdown opens it again at a block tag
-            # anywhere up to the next blank line.
-            self._open_raw(line, next_raw_tag(line, 0, len(line)))
-        if state.fence is None and state.html is None and (state.tag_open or "<" in line):
-            state.tag_open = _tag_open(state.tag_open, line)
-        state.blank = not line.strip()
-        state.raw_closed = state.raw_closed and not state.blank
-
-    def _open(self, line: str) -> None:
-        state = self._state
-        head = line[:4].lstrip(" ")[:1]
-        if head not in _BLOCK_STARTS:
-            return  # the usual line: prose, a list item, a quote
-        if _OPENING_FENCE.match(line.rstrip("\r\n")):
-            state.fence = line.rstrip("\r\n")
-            return
-        for opener, end in _HTML_BLOCKS:
-            found = opener.match(line)
-            if found:
-                state.html = None if end.search(line, found.end()) else end
-                break
-        # python-markdown keeps a block tag at the start of any line raw, blank line
-        # before it or not, until the end tag that balances it.
-        if _LINE_TAG.match(line) and state.raw is None:
-            self._open_raw(line, next_raw_tag(line, 0, len(line)))
-
-    def _open_raw(self, line: str, tag: re.Match[str] | None) -> None:
-        if tag is not None:
-            state = self._state
-            state.raw, state.raw_depth, _end = follow_raw_block(line, tag.start(), tag.group(1))
-            state.raw_closed = state.raw is None
 
     def _force_while_over(self) -> list[Unit]:
         units = []
@@ -285,14 +200,7 @@ class Segmenter:
         return unit
 
     def _context(self) -> str:
-        """What to parse in front of a unit starting now: an open fence or raw block."""
-        state = self._state
-        if state.fence is not None:
-            return _inert_fence(state.fence) + "\n"
-        if state.raw is not None:
-            # As deep as it is nested, so the end tags after the cut balance alike.
-            return f"<{state.raw}>" * min(state.raw_depth, MAX_RAW_DEPTH) + "\n"
-        return ""
+        return self._state.context()
 
     def _context_at(self, cut: int) -> str:
         context = self._prefix  # what held at the unit's start
@@ -314,28 +222,3 @@ def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
     """Could text[start:end] hold a construct a renderer fetches or links?"""
     stop = len(text) if end is None else end
     return bool(OPENER.search(text, start, stop) or URLISH.search(text, start, stop))
-
-
-def _inert_fence(line: str) -> str:
-    """A fence's opening line, with nothing in its info string left to pair with text
-    after it: the line was judged in its own unit, and `[` or `<` still open there
-    were escaped at the cut. (`?` keeps a plain info string plain, and others not.)"""
-    run = _FENCE.match(line)
-    end = run.end() if run is not None else 0
-    return line[:end] + line[end:].replace("[", "?").replace("<", "?")
-
-
-def _closes(opening: str, line: str) -> bool:
-    opener, closer = _FENCE.match(opening), _FENCE.match(line)
-    if opener is None or closer is None:
-        return False
-    mark, close = opener.group(1), closer.group(1)
-    return close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip()
-
-
-def _tag_open(was_open: bool, line: str) -> bool:
-    if was_open:
-        if ">" not in line:
-            return True
-        line = line[line.index(">") + 1 :]
-    return _TAG_OPEN.search(line.rstrip("\r\n")) is not None

@@ -1,0 +1,134 @@
+"""What a text leaves open, line by line: a fence, an HTML block, a raw block, a tag.
+
+The segmenter may cut a unit only where nothing is open, and a unit cut while
+something is open is parsed behind `context()`, a line that opens it again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..markdown.python_markdown import follow_raw_block, next_raw_tag
+
+__all__ = ["MAX_RAW_DEPTH", "OpenBlocks"]
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
+_OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
+# CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
+_HTML_BLOCKS = (
+    (
+        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
+        re.compile(r"</(?:script|pre|style|textarea)>", re.I),
+    ),
+    (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
+    (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
+    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
+    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
+)
+_BLOCK_STARTS = frozenset("`~<")
+# Deeper nesting than this in a context line is not spelled out (bounded work).
+MAX_RAW_DEPTH = 64
+_LINE_TAG = re.compile(r" {0,3}<")
+# A tag whose attributes have started but whose `>` has not come yet.
+_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
+
+
+@dataclass
+class OpenBlocks:
+    """What is open after the lines tracked so far."""
+
+    fence: str | None = None  # the opening line of an open fence
+    html: re.Pattern[str] | None = None  # what ends an open HTML block
+    raw: str | None = None  # the tag of an open raw block
+    raw_depth: int = 0  # how deep its tag is nested
+    raw_closed: bool = False  # a raw block closed in this paragraph
+    tag_open: bool = False
+    blank: bool = True  # the previous line was blank (the start counts as one)
+    closed_fence: bool = False  # the previous line closed a fence
+
+    @property
+    def open(self) -> bool:
+        """Is anything open that a cut must not split?"""
+        return bool(self.fence or self.html or self.raw or self.tag_open)
+
+    def context(self) -> str:
+        """What to parse in front of a unit starting now: an open fence or raw block."""
+        if self.fence is not None:
+            return _inert_fence(self.fence) + "\n"
+        if self.raw is not None:
+            # As deep as it is nested, so the end tags after the cut balance alike.
+            return f"<{self.raw}>" * min(self.raw_depth, MAX_RAW_DEPTH) + "\n"
+        return ""
+
+    def track(self, line: str) -> None:
+        """Update what is open with one complete line."""
+        self.closed_fence = False
+        was_raw, chained = self.raw, self.raw_closed
+        if self.fence is not None:
+            if _closes(self.fence, line):
+                self.fence, self.closed_fence = None, True
+        elif self.html is not None:
+            if self.html.search(line):
+                self.html = None
+        else:
+            self._open(line)
+        if was_raw is not None:
+            self.raw, self.raw_depth, _end = follow_raw_block(line, 0, was_raw, self.raw_depth)
+            self.raw_closed = self.raw is None
+        elif chained and self.raw is None and self.fence is None:
+            # After raw HTML closed, python-markdown opens it again at a block tag
+            # anywhere up to the next blank line.
+            self._open_raw(line, next_raw_tag(line, 0, len(line)))
+        if self.fence is None and self.html is None and (self.tag_open or "<" in line):
+            self.tag_open = _tag_open(self.tag_open, line)
+        self.blank = not line.strip()
+        self.raw_closed = self.raw_closed and not self.blank
+
+    def _open(self, line: str) -> None:
+        head = line[:4].lstrip(" ")[:1]
+        if head not in _BLOCK_STARTS:
+            return  # the usual line: prose, a list item, a quote
+        if _OPENING_FENCE.match(line.rstrip("\r\n")):
+            self.fence = line.rstrip("\r\n")
+            return
+        for opener, end in _HTML_BLOCKS:
+            found = opener.match(line)
+            if found:
+                self.html = None if end.search(line, found.end()) else end
+                break
+        # python-markdown keeps a block tag at the start of any line raw, blank line
+        # before it or not, until the end tag that balances it.
+        if _LINE_TAG.match(line) and self.raw is None:
+            self._open_raw(line, next_raw_tag(line, 0, len(line)))
+
+    def _open_raw(self, line: str, tag: re.Match[str] | None) -> None:
+        if tag is not None:
+            self.raw, self.raw_depth, _end = follow_raw_block(line, tag.start(), tag.group(1))
+            self.raw_closed = self.raw is None
+
+
+def _inert_fence(line: str) -> str:
+    """A fence's opening line, with nothing in its info string left to pair with text
+    after it: the line was judged in its own unit, and `[` or `<` still open there
+    were escaped at the cut. (`?` keeps a plain info string plain, and others not.)"""
+    run = _FENCE.match(line)
+    end = run.end() if run is not None else 0
+    return line[:end] + line[end:].replace("[", "?").replace("<", "?")
+
+
+def _closes(opening: str, line: str) -> bool:
+    opener, closer = _FENCE.match(opening), _FENCE.match(line)
+    if opener is None or closer is None:
+        return False
+    mark, close = opener.group(1), closer.group(1)
+    return close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip()
+
+
+def _tag_open(was_open: bool, line: str) -> bool:
+    if was_open:
+        if ">" not in line:
+            return True
+        line = line[line.index(">") + 1 :]
+    return _TAG_OPEN.search(line.rstrip("\r\n")) is not None
