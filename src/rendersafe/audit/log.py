@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
-from .._version import __version__
 from ..findings import Finding
-from .record import AuditRecord, Event, Source
+from ..policy import Policy
+from .record import AuditRecord, Event, Source, policy_digest
+from .recorder import AuditRecorder, Emit
 
 __all__ = ["AuditLog", "BatchSink", "Sink"]
 
@@ -58,9 +59,13 @@ class AuditLog:
     """
 
     def __init__(
-        self, sinks: Iterable[Sink], *, key: bytes | str | None = None, full_urls: bool = False,
+        self,
+        sinks: Iterable[Sink],
+        *,
+        key: bytes | str | None = None,
+        full_urls: bool = False,
         queue_size: int = 10_000,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.sinks = tuple(sinks)
         self.key = _key(key)
         self.full_urls = full_urls
@@ -122,21 +127,24 @@ class AuditLog:
             return False
         return True
 
+    def recorder(
+        self, source: Source, policy: Policy, *, emit: Emit | None = None
+    ) -> AuditRecorder:
+        """The recorder of `source`'s records under `policy` (its digest computed once).
+
+        Records go to `emit` if given (a list's `append`, to hand them to `aemit`
+        later), else straight to this log's `emit`."""
+        return AuditRecorder(self, source, policy_digest(policy), emit or self.emit)
+
     def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
         """The record of `finding`, its URL hashed with this log's key."""
-        return AuditRecord.of_finding(
-            finding, source, policy_digest=policy_digest, version=__version__, key=self.key,
-            full_urls=self.full_urls,
-        )  # fmt: skip
+        return AuditRecorder(self, source, policy_digest, self.emit).finding_record(finding)
 
     def event_record(
         self, event: Event, source: Source, policy_digest: str, message: str
     ) -> AuditRecord:
         """The record of an error or a disconnect."""
-        return AuditRecord(
-            rendersafe_version=__version__, policy_digest=policy_digest, event=event,
-            source=source, message=message,
-        )  # fmt: skip
+        return AuditRecorder(self, source, policy_digest, self.emit).event_record(event, message)
 
     def flush(self) -> None:
         """Wait until every record queued so far has been handed to the sinks."""
