@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,10 +16,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..tables import count_rows
 from .record import AuditRecord
 
-__all__ = ["Summary", "read_records", "summarise"]
+__all__ = ["Summary", "count_rows", "read_records", "summarise"]
 
 TOP = 10
 
@@ -88,6 +87,16 @@ def summarise(path: Path, since: datetime | None = None) -> Summary:
         elif since is None or item.time >= since:
             summary.add(item)
     return summary
+
+
+def count_rows(items: Iterable[tuple[str, int]], *, count_width: int = 8) -> list[str]:
+    """One indented row per (name, count), names padded to the longest: the rows of
+    every count table the command line prints (this summary's and the scan report's)."""
+    rows = list(items)
+    if not rows:
+        return ["  (none)"]
+    width = max(len(name) for name, _ in rows)
+    return [f"  {name:<{width}}  {count:>{count_width}}" for name, count in rows]
 
 
 def _why(exc: Exception) -> str:

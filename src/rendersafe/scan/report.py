@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
+from ..audit.summary import count_rows
 from ..findings import Reason
-from ..tables import count_rows
 from .partition import PartResult
 from .rows import ErrorRow, FindingRow
 
