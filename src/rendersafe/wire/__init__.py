@@ -17,8 +17,8 @@ from ..errors import FormatError
 from .json_body import JsonCodec
 from .ndjson import NdjsonCodec
 from .sse_codec import DIALECTS, SseCodec
-from .text import TextCodec
-from .texts import Report, Texts
+from .text_body import TextCodec
+from .text_streams import Report, Texts
 
 __all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 

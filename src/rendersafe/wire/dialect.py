@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ..errors import FormatError
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = [
     "DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require", "with_string",

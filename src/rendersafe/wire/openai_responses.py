@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["OpenAIResponses"]
 

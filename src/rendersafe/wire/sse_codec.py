@@ -21,7 +21,7 @@ from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
 from .sse import SseEvent, SseReader
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["DIALECTS", "SseCodec"]
 

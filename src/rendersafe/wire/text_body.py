@@ -12,7 +12,7 @@ import codecs
 import re
 
 from ..errors import FormatError
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["TextCodec"]
 
