@@ -51,9 +51,15 @@ def test_records_in_a_jsonl_file(tmp_path: Path) -> None:
     (record,) = lines(path)
     assert record["schema_version"] == 1
     assert record["event"] == "finding"
-    assert record["source"] == {"kind": "function", "method": None, "path": None,
-                                "request_id": None, "file": None, "line": None,
-                                "record_id": None}  # fmt: skip
+    assert record["source"] == {
+        "kind": "function",
+        "method": None,
+        "path": None,
+        "request_id": None,
+        "file": None,
+        "line": None,
+        "record_id": None,
+    }
     assert record["construct"] == "image"
     assert record["action"] == "removed"
     assert record["reasons"] == ["encoded_base64", "image_host_not_allowed"]
@@ -89,8 +95,9 @@ def test_no_planted_secret_reaches_the_audit_file(tmp_path: Path) -> None:
     replies = [case.input for case in all_cases() if not case.benign]
     for transcript in (ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl"):
         for line in transcript.read_text().splitlines():
-            replies += [m["content"] for m in json.loads(line)["messages"]
-                        if m["role"] == "assistant"]  # fmt: skip
+            replies += [
+                m["content"] for m in json.loads(line)["messages"] if m["role"] == "assistant"
+            ]
     with AuditLog([JsonlSink(path)]) as audit:
         sanitizer = Sanitizer(audit=audit)
         for reply in replies:
@@ -115,9 +122,10 @@ def test_stream_findings_recorded(tmp_path: Path) -> None:
 
 
 def test_logging_sink(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="rendersafe.audit.test"), AuditLog(
-        [LoggingSink("rendersafe.audit.test")]
-    ) as audit:  # fmt: skip
+    with (
+        caplog.at_level(logging.INFO, logger="rendersafe.audit.test"),
+        AuditLog([LoggingSink("rendersafe.audit.test")]) as audit,
+    ):
         Sanitizer(audit=audit).run(IMG)
     (logged,) = [r for r in caplog.records if r.name == "rendersafe.audit.test"]
     assert json.loads(logged.getMessage())["construct"] == "image"
@@ -304,8 +312,11 @@ def test_crash_leaves_one_partial_line_that_summary_skips(tmp_path: Path) -> Non
 
 def test_summary_counts(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
-    replies = [IMG, f"[a](https://leak.example/?q={'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' * 2})",
-               "![y](https://evil.example/y.png)"]  # fmt: skip
+    replies = [
+        IMG,
+        f"[a](https://leak.example/?q={'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' * 2})",
+        "![y](https://evil.example/y.png)",
+    ]
     with AuditLog([JsonlSink(path)]) as audit:
         for reply in replies:
             Sanitizer(audit=audit).run(reply)

@@ -26,12 +26,13 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
+from ..config import AUDIT_KEY_ENV
 from ..findings import Finding
 from ..policy import Policy
 from .record import AuditRecord, Event, Source, policy_digest
 from .recorder import AuditRecorder, Emit
 
-__all__ = ["AuditLog", "BatchSink", "Sink"]
+__all__ = ["AuditLog", "BatchSink", "Sink", "audit_key"]
 
 Sink = Callable[[AuditRecord], None]
 # Not under "rendersafe.audit" (LoggingSink's default): a handler that fails there
@@ -67,7 +68,7 @@ class AuditLog:
         queue_size: int = 10_000,
     ) -> None:
         self.sinks = tuple(sinks)
-        self.key = _key(key)
+        self.key = audit_key(key)
         self.full_urls = full_urls
         self.failures = 0
         self.broken = False
@@ -224,9 +225,10 @@ def _report_failure(sink: object, count: int, exc: Exception) -> None:
         logger.error("rendersafe audit sink %r failed on %d records: %r", sink, count, exc)
 
 
-def _key(key: bytes | str | None) -> bytes:
+def audit_key(key: bytes | str | None = None) -> bytes:
+    """`key` as bytes; without one, `$RENDERSAFE_AUDIT_KEY`, else a random key."""
     if key is None:
-        key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32)
+        key = os.environ.get(AUDIT_KEY_ENV) or os.urandom(32)
     return key.encode() if isinstance(key, str) else key
 
 

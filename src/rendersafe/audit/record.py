@@ -72,20 +72,33 @@ with warnings.catch_warnings():
 
         @classmethod
         def of_finding(
-            cls, finding: Finding, source: Source, *, policy_digest: str, version: str,
-            key: bytes, full_urls: bool = False,
-        ) -> AuditRecord:  # fmt: skip
+            cls,
+            finding: Finding,
+            source: Source,
+            *,
+            policy_digest: str,
+            version: str,
+            key: bytes,
+            full_urls: bool = False,
+        ) -> AuditRecord:
             """The record of one finding; `key` keys the URL's hash."""
             full = finding.full_url
             return cls(
-                rendersafe_version=version, policy_digest=policy_digest, event="finding",
-                source=source, construct=finding.construct, action=finding.action,
-                reasons=finding.reasons, host=finding.host,
+                rendersafe_version=version,
+                policy_digest=policy_digest,
+                event="finding",
+                source=source,
+                construct=finding.construct,
+                action=finding.action,
+                reasons=finding.reasons,
+                host=finding.host,
                 url=full if full_urls and full is not None else finding.url,
                 url_hmac=url_hmac(key, full) if full is not None else None,
-                line=finding.line, column=finding.column, detail=finding.detail,
+                line=finding.line,
+                column=finding.column,
+                detail=finding.detail,
                 context=finding.context,
-            )  # fmt: skip
+            )
 
 
 def url_hmac(key: bytes, url: str) -> str:

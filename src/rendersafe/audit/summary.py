@@ -20,7 +20,7 @@ from .record import AuditRecord
 
 __all__ = ["Summary", "count_rows", "read_records", "summarise"]
 
-TOP = 10
+TOP = 10  # rows of a "top" list the command line shows
 
 
 @dataclass
@@ -48,18 +48,27 @@ class Summary:
     def as_json(self) -> dict[str, Any]:
         """The counts, for `--json`."""
         return {
-            "records": self.records, "skipped": len(self.skipped), "events": dict(self.events),
-            "top_hosts": dict(self.hosts.most_common(TOP)), "hosts": dict(self.hosts),
-            "constructs": dict(self.constructs), "reasons": dict(self.reasons),
+            "records": self.records,
+            "skipped": len(self.skipped),
+            "events": dict(self.events),
+            "top_hosts": dict(self.hosts.most_common(TOP)),
+            "hosts": dict(self.hosts),
+            "constructs": dict(self.constructs),
+            "reasons": dict(self.reasons),
             "days": dict(sorted(self.days.items())),
-        }  # fmt: skip
+        }
 
     def table(self) -> str:
         """The counts as a readable table."""
         lines = [f"{self.records} records ({_counts(self.events)}), {len(self.skipped)} skipped"]
-        for title, counter in (("top hosts", Counter(dict(self.hosts.most_common(TOP)))),
-                               ("constructs", self.constructs), ("reasons", self.reasons),
-                               ("days", Counter(dict(sorted(self.days.items()))))):  # fmt: skip
+        top_hosts = Counter(dict(self.hosts.most_common(TOP)))
+        days = Counter(dict(sorted(self.days.items())))
+        for title, counter in (
+            ("top hosts", top_hosts),
+            ("constructs", self.constructs),
+            ("reasons", self.reasons),
+            ("days", days),
+        ):
             lines += ["", title, *_rows(counter, sort=title != "days")]
         return "\n".join(lines) + "\n"
 

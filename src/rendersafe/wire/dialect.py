@@ -11,8 +11,15 @@ from .sse import SseEvent
 from .text_streams import Texts
 
 __all__ = [
-    "DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require", "with_string",
-]  # fmt: skip
+    "DONE",
+    "Dialect",
+    "dumps",
+    "json_event",
+    "judged_urls",
+    "new_event",
+    "require",
+    "with_string",
+]
 
 DONE = "[DONE]"  # OpenAI's and the AI SDK's last event
 
