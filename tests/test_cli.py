@@ -82,7 +82,9 @@ def test_policy_schema_and_check(tmp_path: Path) -> None:
 def test_console_script_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "rendersafe", "sanitize", str(ATTACK)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 1
     assert "attacker.example" not in done.stdout

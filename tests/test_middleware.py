@@ -31,9 +31,11 @@ class Stack:
         self._records: list[AuditRecord] = []
         self.audit = AuditLog([self._records.append])
         self.app = RenderSafeMiddleware(
-            build(self.state), policy=policy or Policy(), audit=self.audit,
+            build(self.state),
+            policy=policy or Policy(),
+            audit=self.audit,
             **options,  # type: ignore[arg-type]
-        )  # fmt: skip
+        )
         self.server = Server(self.app)
 
     @property
@@ -73,9 +75,15 @@ def test_every_example_stream(client: httpx.Client, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["openai_chat.json", "openai_response.json", "anthropic_message.json",
-             "ollama_chat.json", "custom.json"],
-)  # fmt: skip
+    "name",
+    [
+        "openai_chat.json",
+        "openai_response.json",
+        "anthropic_message.json",
+        "ollama_chat.json",
+        "custom.json",
+    ],
+)
 def test_json_bodies_get_their_exact_length(client: httpx.Client, name: str) -> None:
     response = client.get(f"/v1/stream/{name}")
     assert response.status_code == 200
@@ -105,8 +113,9 @@ def test_gzip_upstream_is_inflated(client: httpx.Client) -> None:
     }
 
 
-@pytest.mark.parametrize(("path", "why"), [("/v1/br", "content-encoding"),
-                                           ("/v1/html", "content type")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("path", "why"), [("/v1/br", "content-encoding"), ("/v1/html", "content type")]
+)
 def test_unreadable_bodies_become_502(
     stack: Stack, client: httpx.Client, path: str, why: str
 ) -> None:
@@ -167,8 +176,13 @@ def test_disconnect_seen_by_send_asgi_2_4() -> None:
     tries: list[int] = []
 
     async def inner(scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/markdown")]})  # fmt: skip
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/markdown")],
+            }
+        )
         for i in range(5):
             tries.append(i)
             await send({"type": "http.response.body", "body": b"words\n", "more_body": True})
@@ -197,9 +211,10 @@ def test_error_before_the_body_is_a_502(client: httpx.Client) -> None:
 
 
 def test_client_disconnect_stops_work_and_is_audited(stack: Stack) -> None:
-    with httpx.Client(base_url=stack.server.url) as http, http.stream(
-        "GET", "/v1/forever", headers={"x-request-id": "gone"}
-    ) as response:  # fmt: skip
+    with (
+        httpx.Client(base_url=stack.server.url) as http,
+        http.stream("GET", "/v1/forever", headers={"x-request-id": "gone"}) as response,
+    ):
         next(response.iter_raw())
     deadline = time.monotonic() + 5
     while "forever" not in stack.state.finished and time.monotonic() < deadline:
@@ -229,8 +244,9 @@ def test_findings_audited_with_the_request(stack: Stack, client: httpx.Client) -
     client.get("/v1/stream/openai_chat.sse", headers={"x-request-id": "audit-me"})
     mine = [r for r in stack.records if r.source.request_id == "audit-me"]
     assert {r.construct for r in mine} == {"image", "link", "reference_definition"}
-    assert all(r.source.method == "GET" and r.source.path == "/v1/stream/openai_chat.sse"
-               for r in mine)  # fmt: skip
+    assert all(
+        r.source.method == "GET" and r.source.path == "/v1/stream/openai_chat.sse" for r in mine
+    )
     assert all("SGVsbG8" not in r.model_dump_json() for r in mine)
 
 

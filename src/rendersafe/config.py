@@ -20,11 +20,20 @@ from typing import Any
 from .errors import PolicyError
 from .policy import ImageProxy, Policy, Thresholds
 
-__all__ = ["ENV_PREFIX", "load_policy", "policy_from_env", "policy_from_toml"]
+__all__ = [
+    "AUDIT_KEY_ENV",
+    "ENV_PREFIX",
+    "POLICY_FILE_ENV",
+    "load_policy",
+    "policy_from_env",
+    "policy_from_toml",
+]
 
 ENV_PREFIX = "RENDERSAFE_"
+POLICY_FILE_ENV = "RENDERSAFE_POLICY_FILE"
+AUDIT_KEY_ENV = "RENDERSAFE_AUDIT_KEY"  # keys the audit log's URL hashes
 # Settings of the process, not of the policy: ignored here.
-NOT_POLICY = frozenset({"RENDERSAFE_POLICY_FILE", "RENDERSAFE_AUDIT_KEY"})
+NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV})
 _NESTED = {"thresholds": Thresholds, "image_proxy": ImageProxy}
 
 
@@ -40,7 +49,7 @@ def load_policy(
     exist is an error, never silently the defaults.
     """
     env = os.environ if environ is None else environ
-    path = path if path is not None else env.get("RENDERSAFE_POLICY_FILE")
+    path = path if path is not None else env.get(POLICY_FILE_ENV)
     data = _read_toml(Path(path)) if path else {}
     _merge(data, _from_env(env))
     _merge(data, overrides)

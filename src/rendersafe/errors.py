@@ -7,6 +7,9 @@
         ├── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
         └── FormatError         a response is not in the wire format it claims
 
+The command line exits with `EXIT_CLEAN` (nothing found), `EXIT_FINDINGS` or
+`EXIT_ERROR` (a usage, policy or input error: any `RenderSafeError` it catches).
+
 A non-`str` reply raises the built-in `TypeError`. No error path returns the
 unsanitised text: callers that catch `SanitizeError` must send nothing, or a
 fixed fallback message of their own.
@@ -15,6 +18,9 @@ fixed fallback message of their own.
 from __future__ import annotations
 
 __all__ = [
+    "EXIT_CLEAN",
+    "EXIT_ERROR",
+    "EXIT_FINDINGS",
     "AuditError",
     "FormatError",
     "InputTooLargeError",
@@ -22,6 +28,10 @@ __all__ = [
     "RenderSafeError",
     "SanitizeError",
 ]
+
+EXIT_CLEAN = 0  # the command line found nothing
+EXIT_FINDINGS = 1  # it found (or fixed) something, or could not read some input
+EXIT_ERROR = 2  # usage, policy or input error
 
 
 class RenderSafeError(Exception):

@@ -75,8 +75,8 @@ class Finding(BaseModel):
         frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
     )
 
-    # `construct` in JSON, records and schemas; `kind` in Python, because pydantic's
-    # (deprecated) `BaseModel.construct` owns that attribute name.
+    # `construct` in JSON, records and schemas; `kind` in Python, where pydantic's
+    # deprecated `BaseModel.construct` owns the name (the property below reads it).
     kind: Construct = Field(alias="construct")
     action: Action
     reasons: tuple[Reason, ...]
@@ -95,9 +95,9 @@ class Finding(BaseModel):
     full_url: str | None = Field(default=None, exclude=True, repr=False)
 
     @property
-    def construct(self) -> Construct:  # type: ignore[override]
-        """The kind of construct (`kind`), under its name in JSON and records. It
-        hides pydantic's deprecated `BaseModel.construct`; use `model_construct`."""
+    def construct(self) -> Construct:  # type: ignore[override]  # see `kind`
+        """The construct, by its name in JSON and records (pydantic's deprecated
+        classmethod of this name is `model_construct`)."""
         return self.kind
 
     def summary(self) -> str:
@@ -105,9 +105,7 @@ class Finding(BaseModel):
         reasons = ",".join(self.reasons)
         where = f" {self.host}" if self.host else ""
         what = f" {self.detail}" if self.detail else ""
-        return (
-            f"{self.line}:{self.column} {self.kind}{what} {self.action} ({reasons}){where}"
-        )
+        return f"{self.line}:{self.column} {self.kind}{what} {self.action} ({reasons}){where}"
 
 
 class Result(BaseModel):

@@ -25,13 +25,14 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
+from typing import Literal, TypeAlias
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .audit import AuditLog, AuditRecord, Event, Source, policy_digest
+from .audit import AuditLog, AuditRecord, Source
+from .audit.recorder import AuditRecorder, Emit
 from .errors import FormatError, PolicyError
-from .findings import Finding
 from .policy import Policy
 from .sanitizer import Sanitizer
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
@@ -48,15 +49,26 @@ _NO_BODY_STATUS = frozenset({204, 304})
 _FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
 
+# A response is `new` until its start message, then `passthrough` (not ours to
+# sanitise) or `held` (its start kept back), `streaming` once the start is sent, and
+# `done` or `failed` at the end.
+State: TypeAlias = Literal["new", "held", "passthrough", "streaming", "done", "failed"]
+
 
 class RenderSafeMiddleware:
     """Sanitises the replies of the app it wraps. See the module docstring."""
 
     def __init__(
-        self, app: ASGIApp, *, policy: Policy, audit: AuditLog | None = None,
-        paths: Sequence[str] | None = None, formats: Mapping[str, str] | None = None,
-        json_paths: Sequence[str] = (), request_id_header: str = "x-request-id",
-    ) -> None:  # fmt: skip
+        self,
+        app: ASGIApp,
+        *,
+        policy: Policy,
+        audit: AuditLog | None = None,
+        paths: Sequence[str] | None = None,
+        formats: Mapping[str, str] | None = None,
+        json_paths: Sequence[str] = (),
+        request_id_header: str = "x-request-id",
+    ) -> None:
         if not isinstance(policy, Policy):
             got = type(policy).__name__
             raise PolicyError("policy", f"expected a rendersafe.Policy, got {got}")
@@ -65,13 +77,14 @@ class RenderSafeMiddleware:
                 known = ", ".join(sorted(FORMATS))
                 raise PolicyError("formats", f"{pattern!r}: {fmt!r} is not one of {known}")
         self.app = app
-        self.sanitizer = Sanitizer(policy)
+        self.sanitizer = Sanitizer(policy, audit=audit)
         self.audit = audit
+        # Each request records through this, with its own source, into its own list.
+        self._recorder = audit.recorder(_MIDDLEWARE, policy) if audit is not None else None
         self.paths = tuple(paths) if paths is not None else None
         self.formats = dict(formats or {})
         self.json_paths = tuple(json_paths)
         self.request_id_header = request_id_header.lower()
-        self.digest = policy_digest(policy)
         if policy.audit_required and audit is None:
             raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
@@ -79,26 +92,30 @@ class RenderSafeMiddleware:
         if scope["type"] != "http" or not self.covers(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
-        if self.sanitizer.policy.audit_required and self.audit is not None and self.audit.broken:
-            await self._refuse_unaudited(self.audit, scope, send)
+        recorder = self._recorder
+        if self.sanitizer.policy.audit_required and recorder is not None and recorder.log.broken:
+            await self._refuse_unaudited(recorder.at(self.source_of(scope)), send)
             return
         await _Responder(self, scope).run(receive, send)
 
-    async def _refuse_unaudited(self, audit: AuditLog, scope: Scope, send: Send) -> None:
+    async def _refuse_unaudited(self, recorder: AuditRecorder, send: Send) -> None:
         """503 while the audit log fails. The refusal is recorded too: a write that
         succeeds is how the log is seen to work again."""
-        source = self.source_of(scope)
-        message = "refused: the audit log cannot be written"
+        record = recorder.event_record("error", "refused: the audit log cannot be written")
         with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
-            await audit.aemit(audit.event_record("error", source, self.digest, message))
+            await recorder.log.aemit(record)
         await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+
+    def _request_recorder(self, source: Source, emit: Emit) -> AuditRecorder | None:
+        """The recorder of one request: its source, its records collected by `emit`."""
+        return None if self._recorder is None else self._recorder.at(source, emit=emit)
 
     def source_of(self, scope: Scope) -> Source:
         """Where a request's audit records come from: method, path, request id."""
         value = Headers(scope=scope).get(self.request_id_header)
         request_id = value[:128] if value else uuid.uuid4().hex
-        return Source(kind="middleware", method=scope.get("method"), path=scope.get("path"),
-                      request_id=request_id)  # fmt: skip
+        method, path = scope.get("method"), scope.get("path")
+        return Source(kind="middleware", method=method, path=path, request_id=request_id)
 
     def covers(self, path: str) -> bool:
         """Are responses to `path` sanitised?"""
@@ -120,9 +137,12 @@ class _Responder:
         self.start: Message | None = None  # held until the first body message
         self.codec: Codec | None = None
         self.inflater: Inflater | None = None
-        self.state = "new"  # new, held, passthrough, streaming, done, failed
+        self.state: State = "new"
         self.disconnected = False
+        # Records wait here and are flushed with `aemit`: `emit` may block, and this
+        # runs on the event loop.
         self._pending: list[AuditRecord] = []
+        self.recorder = owner._request_recorder(self.source, self._pending.append)
 
     async def run(self, receive: Receive, send: Send) -> None:
         """Run the app with wrapped `receive` and `send`."""
@@ -195,16 +215,24 @@ class _Responder:
             return [message]
         self.start, self.state = message, "held"
         if fmt == "unsupported":
-            raise FormatError(f"cannot sanitise content type {headers.get('content-type')!r}; "
-                              "narrow `paths` or pin a format for this path")  # fmt: skip
+            raise FormatError(
+                f"cannot sanitise content type {headers.get('content-type')!r}; "
+                "narrow `paths` or pin a format for this path"
+            )
         self.inflater = inflater_for(headers.get("content-encoding"))
-        texts = Texts(self.owner.sanitizer, self._report)
-        self.codec = codec_for(
-            fmt, texts, charset=_charset(headers.get("content-type")),
-            json_paths=self.owner.json_paths,
-            json_limit=4 * self.owner.sanitizer.policy.max_input_chars,
-        )  # fmt: skip
+        self.codec = self._codec(fmt, headers.get("content-type"))
         return []
+
+    def _codec(self, fmt: str, content_type: str | None) -> Codec:
+        """The codec of this body, its texts sanitised with this request's recorder."""
+        sanitizer = self.owner.sanitizer
+        return codec_for(
+            fmt,
+            Texts(sanitizer._recording(self.recorder)),
+            charset=_charset(content_type),
+            json_paths=self.owner.json_paths,
+            json_limit=4 * sanitizer.policy.max_input_chars,
+        )
 
     def _body(self, body: bytes, *, more: bool) -> list[Message]:
         if self.codec is None:
@@ -243,7 +271,8 @@ class _Responder:
     async def _fail(self, reason: str) -> None:
         """End the response without sending anything held."""
         logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
-        self._note("error", reason)
+        if self.recorder is not None:
+            self.recorder.event("error", reason)
         await self._flush_audit()  # recorded before the client can see the end
         held, self.state = self.state, "failed"
         try:
@@ -265,32 +294,25 @@ class _Responder:
             self._disconnect()
             raise
 
-    def _report(self, finding: Finding) -> None:
-        audit = self.owner.audit
-        if audit is not None:
-            self._pending.append(audit.finding_record(finding, self.source, self.owner.digest))
-
-    def _note(self, event: Event, message: str) -> None:
-        audit = self.owner.audit
-        if audit is not None:
-            self._pending.append(audit.event_record(event, self.source, self.owner.digest, message))
-
     async def _flush_audit(self) -> None:
         """Hand the records made so far to the audit log (waiting if its queue is full)."""
-        audit, pending, self._pending = self.owner.audit, self._pending, []
-        if audit is not None:
-            try:
-                for record in pending:
-                    await audit.aemit(record)
-            except RuntimeError as exc:  # a closed log: the response goes on regardless
-                logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
+        if self.recorder is None or not self._pending:
+            return
+        pending = self._pending[:]
+        self._pending.clear()  # the same list: the recorder's `emit` appends to it
+        try:
+            for record in pending:
+                await self.recorder.log.aemit(record)
+        except RuntimeError as exc:  # a closed log: the response goes on regardless
+            logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
 
     def _disconnect(self) -> None:
         if self.disconnected:
             return
         self.disconnected = True
         if self.state in ("held", "streaming"):
-            self._note("disconnect", "the client went away mid-response")
+            if self.recorder is not None:
+                self.recorder.event("disconnect", "the client went away mid-response")
             self.state, self.codec = "failed", None  # drop what is held
 
 
@@ -298,10 +320,13 @@ async def _refuse(send: Send, status: int, message: str, request_id: str | None 
     """Answer with an error of ours, in JSON."""
     error = {"type": "rendersafe_error", "message": message, "request_id": request_id}
     body = json.dumps({"error": error}).encode()
-    headers = [(b"content-type", b"application/json"),
-               (b"content-length", str(len(body)).encode())]  # fmt: skip
+    length = str(len(body)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", length)]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+_MIDDLEWARE = Source(kind="middleware")
 
 
 async def _unset_send(message: Message) -> None:

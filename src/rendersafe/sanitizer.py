@@ -12,11 +12,13 @@ same as text arrives, so a stream's output equals `run()`'s exactly.
 
 from __future__ import annotations
 
+import copy
 import functools
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 from .audit.log import AuditLog
-from .audit.record import Source, policy_digest
+from .audit.record import Source
+from .audit.recorder import AuditRecorder
 from .engine.carry import Carry
 from .engine.state import Compiled
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
@@ -44,7 +46,7 @@ class Sanitizer:
     def __init__(self, policy: Policy | None = None, *, audit: AuditLog | None = None) -> None:
         self.policy = policy if policy is not None else Policy()
         self.audit = audit
-        self._digest = policy_digest(self.policy) if audit is not None else ""
+        self._recorder = audit.recorder(_FUNCTION, self.policy) if audit is not None else None
         self.units = UnitSanitizer(Compiled.of(self.policy), build_parser())
         warm_up()
 
@@ -74,21 +76,32 @@ class Sanitizer:
         return result
 
     def stream(
-        self, *, context: Mapping[str, str] | None = None,
+        self,
+        *,
+        context: Mapping[str, str] | None = None,
         on_finding: Callable[[Finding], None] | None = None,
-    ) -> StreamSanitizer:  # fmt: skip
+    ) -> StreamSanitizer:
         """A `StreamSanitizer` for one reply: `feed()` chunks, then `close()`.
 
         `on_finding` is called with each finding as it is made (an audit log's hook).
         """
         hook = on_finding
-        if self.audit is not None:
+        if self._recorder is not None:
             hook = self._record if on_finding is None else _both(self._record, on_finding)
         return StreamSanitizer(self.units, context_dict(context), hook)
 
     def _record(self, finding: Finding) -> None:
-        if self.audit is not None:
-            self.audit.emit(self.audit.finding_record(finding, _FUNCTION, self._digest))
+        if self._recorder is not None:
+            self._recorder.finding(finding)
+
+    def _recording(self, recorder: AuditRecorder | None) -> Sanitizer:
+        """This sanitiser (its policy and compiled state shared) recording its findings
+        with `recorder` instead: one per request, for the middleware."""
+        if recorder is None:
+            return self
+        view = copy.copy(self)
+        view._recorder = recorder
+        return view
 
     def check_url(
         self,

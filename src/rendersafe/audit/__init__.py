@@ -14,6 +14,15 @@ from .record import SCHEMA_VERSION, AuditRecord, Event, Source, policy_digest, u
 from .sinks import JsonlSink, LoggingSink
 
 __all__ = [
-    "SCHEMA_VERSION", "AuditLog", "AuditRecord", "BatchSink", "Event", "JsonlSink",
-    "LoggingSink", "Sink", "Source", "policy_digest", "url_hmac",
-]  # fmt: skip
+    "SCHEMA_VERSION",
+    "AuditLog",
+    "AuditRecord",
+    "BatchSink",
+    "Event",
+    "JsonlSink",
+    "LoggingSink",
+    "Sink",
+    "Source",
+    "policy_digest",
+    "url_hmac",
+]

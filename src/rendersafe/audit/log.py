@@ -26,11 +26,13 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
-from .._version import __version__
+from ..config import AUDIT_KEY_ENV
 from ..findings import Finding
-from .record import AuditRecord, Event, Source
+from ..policy import Policy
+from .record import AuditRecord, Event, Source, policy_digest
+from .recorder import AuditRecorder, Emit
 
-__all__ = ["AuditLog", "BatchSink", "Sink"]
+__all__ = ["AuditLog", "BatchSink", "Sink", "audit_key"]
 
 Sink = Callable[[AuditRecord], None]
 # Not under "rendersafe.audit" (LoggingSink's default): a handler that fails there
@@ -58,11 +60,15 @@ class AuditLog:
     """
 
     def __init__(
-        self, sinks: Iterable[Sink], *, key: bytes | str | None = None, full_urls: bool = False,
+        self,
+        sinks: Iterable[Sink],
+        *,
+        key: bytes | str | None = None,
+        full_urls: bool = False,
         queue_size: int = 10_000,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.sinks = tuple(sinks)
-        self.key = _key(key)
+        self.key = audit_key(key)
         self.full_urls = full_urls
         self.failures = 0
         self.broken = False
@@ -122,21 +128,24 @@ class AuditLog:
             return False
         return True
 
+    def recorder(
+        self, source: Source, policy: Policy, *, emit: Emit | None = None
+    ) -> AuditRecorder:
+        """The recorder of `source`'s records under `policy` (its digest computed once).
+
+        Records go to `emit` if given (a list's `append`, to hand them to `aemit`
+        later), else straight to this log's `emit`."""
+        return AuditRecorder(self, source, policy_digest(policy), emit or self.emit)
+
     def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
         """The record of `finding`, its URL hashed with this log's key."""
-        return AuditRecord.of_finding(
-            finding, source, policy_digest=policy_digest, version=__version__, key=self.key,
-            full_urls=self.full_urls,
-        )  # fmt: skip
+        return AuditRecorder(self, source, policy_digest, self.emit).finding_record(finding)
 
     def event_record(
         self, event: Event, source: Source, policy_digest: str, message: str
     ) -> AuditRecord:
         """The record of an error or a disconnect."""
-        return AuditRecord(
-            rendersafe_version=__version__, policy_digest=policy_digest, event=event,
-            source=source, message=message,
-        )  # fmt: skip
+        return AuditRecorder(self, source, policy_digest, self.emit).event_record(event, message)
 
     def flush(self) -> None:
         """Wait until every record queued so far has been handed to the sinks."""
@@ -216,9 +225,10 @@ def _report_failure(sink: object, count: int, exc: Exception) -> None:
         logger.error("rendersafe audit sink %r failed on %d records: %r", sink, count, exc)
 
 
-def _key(key: bytes | str | None) -> bytes:
+def audit_key(key: bytes | str | None = None) -> bytes:
+    """`key` as bytes; without one, `$RENDERSAFE_AUDIT_KEY`, else a random key."""
     if key is None:
-        key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32)
+        key = os.environ.get(AUDIT_KEY_ENV) or os.urandom(32)
     return key.encode() if isinstance(key, str) else key
 
 

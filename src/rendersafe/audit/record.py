@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import uuid
-import warnings
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -42,50 +41,67 @@ class Source(BaseModel):
     record_id: str | None = None
 
 
-# `construct` is the schema's name for the field (see findings.py).
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
+class AuditRecord(BaseModel):
+    """One audit event: a finding, an error, or a client that went away."""
 
-    class AuditRecord(BaseModel):
-        """One audit event: a finding, an error, or a client that went away."""
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
+    )
 
-        model_config = ConfigDict(frozen=True, extra="forbid")
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    time: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    rendersafe_version: str
+    policy_digest: str
+    event: Event
+    source: Source
+    # `construct` in JSON, `kind` in Python (see `Finding.kind`).
+    kind: Construct | None = Field(default=None, alias="construct")
+    action: Action | None = None
+    reasons: tuple[Reason, ...] = ()
+    host: str | None = None
+    url: str | None = None
+    url_hmac: str | None = None
+    line: int | None = None
+    column: int | None = None
+    detail: str | None = None
+    message: str | None = None
+    context: dict[str, str] = Field(default_factory=dict)
 
-        schema_version: Literal[1] = 1
-        event_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-        time: datetime = Field(default_factory=lambda: datetime.now(UTC))
-        rendersafe_version: str
-        policy_digest: str
-        event: Event
-        source: Source
-        construct: Construct | None = None  # type: ignore[assignment]
-        action: Action | None = None
-        reasons: tuple[Reason, ...] = ()
-        host: str | None = None
-        url: str | None = None
-        url_hmac: str | None = None
-        line: int | None = None
-        column: int | None = None
-        detail: str | None = None
-        message: str | None = None
-        context: dict[str, str] = Field(default_factory=dict)
+    @property
+    def construct(self) -> Construct | None:  # type: ignore[override]  # see `kind`
+        """The construct, by its name in JSON (see `Finding.construct`)."""
+        return self.kind
 
-        @classmethod
-        def of_finding(
-            cls, finding: Finding, source: Source, *, policy_digest: str, version: str,
-            key: bytes, full_urls: bool = False,
-        ) -> AuditRecord:  # fmt: skip
-            """The record of one finding; `key` keys the URL's hash."""
-            full = finding.full_url
-            return cls(
-                rendersafe_version=version, policy_digest=policy_digest, event="finding",
-                source=source, construct=finding.construct, action=finding.action,
-                reasons=finding.reasons, host=finding.host,
-                url=full if full_urls and full is not None else finding.url,
-                url_hmac=url_hmac(key, full) if full is not None else None,
-                line=finding.line, column=finding.column, detail=finding.detail,
-                context=finding.context,
-            )  # fmt: skip
+    @classmethod
+    def of_finding(
+        cls,
+        finding: Finding,
+        source: Source,
+        *,
+        policy_digest: str,
+        version: str,
+        key: bytes,
+        full_urls: bool = False,
+    ) -> AuditRecord:
+        """The record of one finding; `key` keys the URL's hash."""
+        full = finding.full_url
+        return cls(
+            rendersafe_version=version,
+            policy_digest=policy_digest,
+            event="finding",
+            source=source,
+            kind=finding.kind,
+            action=finding.action,
+            reasons=finding.reasons,
+            host=finding.host,
+            url=full if full_urls and full is not None else finding.url,
+            url_hmac=url_hmac(key, full) if full is not None else None,
+            line=finding.line,
+            column=finding.column,
+            detail=finding.detail,
+            context=finding.context,
+        )
 
 
 def url_hmac(key: bytes, url: str) -> str:

@@ -84,9 +84,11 @@ class LoggingSink:
 
     def __call__(self, record: AuditRecord) -> None:
         self.logger.log(
-            self.level, "%s", record.model_dump_json(),
+            self.level,
+            "%s",
+            record.model_dump_json(),
             extra={"rendersafe_audit": record.model_dump(mode="json")},
-        )  # fmt: skip
+        )
 
     def __repr__(self) -> str:
         return f"LoggingSink({self.logger.name!r})"

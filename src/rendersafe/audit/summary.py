@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,12 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..tables import count_rows
 from .record import AuditRecord
 
-__all__ = ["Summary", "read_records", "summarise"]
+__all__ = ["Summary", "count_rows", "read_records", "summarise"]
 
-TOP = 10
+TOP = 10  # rows of a "top" list the command line shows
 
 
 @dataclass
@@ -43,24 +42,33 @@ class Summary:
         self.days[record.time.date().isoformat()] += 1
         if record.event == "finding":
             self.hosts[record.host or "(no host)"] += 1
-            self.constructs[record.construct or "?"] += 1
+            self.constructs[record.kind or "?"] += 1
             self.reasons.update(record.reasons)
 
     def as_json(self) -> dict[str, Any]:
         """The counts, for `--json`."""
         return {
-            "records": self.records, "skipped": len(self.skipped), "events": dict(self.events),
-            "top_hosts": dict(self.hosts.most_common(TOP)), "hosts": dict(self.hosts),
-            "constructs": dict(self.constructs), "reasons": dict(self.reasons),
+            "records": self.records,
+            "skipped": len(self.skipped),
+            "events": dict(self.events),
+            "top_hosts": dict(self.hosts.most_common(TOP)),
+            "hosts": dict(self.hosts),
+            "constructs": dict(self.constructs),
+            "reasons": dict(self.reasons),
             "days": dict(sorted(self.days.items())),
-        }  # fmt: skip
+        }
 
     def table(self) -> str:
         """The counts as a readable table."""
         lines = [f"{self.records} records ({_counts(self.events)}), {len(self.skipped)} skipped"]
-        for title, counter in (("top hosts", Counter(dict(self.hosts.most_common(TOP)))),
-                               ("constructs", self.constructs), ("reasons", self.reasons),
-                               ("days", Counter(dict(sorted(self.days.items()))))):  # fmt: skip
+        top_hosts = Counter(dict(self.hosts.most_common(TOP)))
+        days = Counter(dict(sorted(self.days.items())))
+        for title, counter in (
+            ("top hosts", top_hosts),
+            ("constructs", self.constructs),
+            ("reasons", self.reasons),
+            ("days", days),
+        ):
             lines += ["", title, *_rows(counter, sort=title != "days")]
         return "\n".join(lines) + "\n"
 
@@ -88,6 +96,16 @@ def summarise(path: Path, since: datetime | None = None) -> Summary:
         elif since is None or item.time >= since:
             summary.add(item)
     return summary
+
+
+def count_rows(items: Iterable[tuple[str, int]], *, count_width: int = 8) -> list[str]:
+    """One indented row per (name, count), names padded to the longest: the rows of
+    every count table the command line prints (this summary's and the scan report's)."""
+    rows = list(items)
+    if not rows:
+        return ["  (none)"]
+    width = max(len(name) for name, _ in rows)
+    return [f"  {name:<{width}}  {count:>{count_width}}" for name, count in rows]
 
 
 def _why(exc: Exception) -> str:

@@ -64,10 +64,12 @@ def build_demo(policy: Policy | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
-    return Starlette(routes=[
-        Route("/", index),
-        Route("/demo/audit", audit),
-        Mount("/api", app=protected),
-        Mount("/raw", app=backend),
-        Mount("/static", app=StaticFiles(directory=STATIC)),
-    ])  # fmt: skip
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/demo/audit", audit),
+            Mount("/api", app=protected),
+            Mount("/raw", app=backend),
+            Mount("/static", app=StaticFiles(directory=STATIC)),
+        ]
+    )

@@ -16,7 +16,20 @@ from .rows import ErrorRow, FindingRow
 from .runner import ScanUsageError, assemble_fixes, scan, tasks_for
 
 __all__ = [
-    "ASSISTANT_ROLES", "ErrorRow", "FindingRow", "PartResult", "ScanOptions", "ScanReport",
-    "ScanSummary", "ScanUsageError", "Task", "assemble_fixes", "build_report", "sarif", "scan",
-    "scan_partition", "table", "tasks_for",
-]  # fmt: skip
+    "ASSISTANT_ROLES",
+    "ErrorRow",
+    "FindingRow",
+    "PartResult",
+    "ScanOptions",
+    "ScanReport",
+    "ScanSummary",
+    "ScanUsageError",
+    "Task",
+    "assemble_fixes",
+    "build_report",
+    "sarif",
+    "scan",
+    "scan_partition",
+    "table",
+    "tasks_for",
+]

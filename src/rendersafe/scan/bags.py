@@ -38,14 +38,19 @@ def scan_bag(tasks: Sequence[Any], options: ScanOptions) -> Any:
 
 
 def scan_with_dask(
-    arguments: Sequence[str], options: ScanOptions, *, partitions: int = 16,
-    include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = (),
-) -> ScanReport:  # fmt: skip
+    arguments: Sequence[str],
+    options: ScanOptions,
+    *,
+    partitions: int = 16,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+) -> ScanReport:
     """Scan `arguments` on the current Dask scheduler (a `distributed.Client` if one is
     active); large JSONL files are cut into about `partitions` ranges."""
     options = with_audit_key(options)
-    tasks, errors = tasks_for(arguments, options, jobs=max(partitions // 4, 1),
-                              include=include, exclude=exclude)  # fmt: skip
+    tasks, errors = tasks_for(
+        arguments, options, jobs=max(partitions // 4, 1), include=include, exclude=exclude
+    )
     results: list[PartResult] = list(scan_bag(tasks, options).compute())
     assemble_fixes(results, options)
     return build_report(results, errors)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..config import load_policy
-from ..errors import AuditError
+from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, AuditError
 from .inputs import DEFAULT_INCLUDE
 from .options import ASSISTANT_ROLES, FORMATS, ScanOptions
 from .partition import PartResult
@@ -27,15 +27,18 @@ from .runner import ScanUsageError, scan
 
 __all__ = ["add_parser", "run_scan"]
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `scan` and its options to the command line."""
     parser = sub.add_parser("scan", help="scan stored transcripts (and fix them)")
     parser.add_argument("paths", nargs="+", help="files and directories (recursive); - for stdin")
-    parser.add_argument("--format", choices=FORMATS, default="auto", dest="fmt",
-                        help="how to read the files (default: by their suffix)")  # fmt: skip
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        dest="fmt",
+        help="how to read the files (default: by their suffix)",
+    )
     parser.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     parser.add_argument(
         "--role",
@@ -81,14 +84,24 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
         return EXIT_ERROR
     roles = frozenset(role.lower() for role in args.roles or ASSISTANT_ROLES)
     options = ScanOptions(
-        policy=load_policy(args.policy), fmt=args.fmt, roles=None if args.all_roles else roles,
-        json_paths=tuple(args.json_paths), fix_dir=Path(args.fix) if args.fix else None,
-        in_place=args.in_place, audit_path=Path(args.audit) if args.audit else None,
-    )  # fmt: skip
+        policy=load_policy(args.policy),
+        fmt=args.fmt,
+        roles=None if args.all_roles else roles,
+        json_paths=tuple(args.json_paths),
+        fix_dir=Path(args.fix) if args.fix else None,
+        in_place=args.in_place,
+        audit_path=Path(args.audit) if args.audit else None,
+    )
     try:
-        report = scan(args.paths, options, jobs=max(args.jobs, 1),
-                      include=args.include or DEFAULT_INCLUDE, exclude=args.exclude,
-                      stdin=stdin, progress=_Progress(err) if err.isatty() else None)  # fmt: skip
+        report = scan(
+            args.paths,
+            options,
+            jobs=max(args.jobs, 1),
+            include=args.include or DEFAULT_INCLUDE,
+            exclude=args.exclude,
+            stdin=stdin,
+            progress=_Progress(err) if err.isatty() else None,
+        )
     except (ScanUsageError, AuditError) as exc:
         err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
@@ -130,8 +143,10 @@ class _Progress:
         self.records += result.records
         self.bytes += result.bytes_read
         rate = self.bytes / 1e6 / max(time.monotonic() - self.start, 1e-6)
-        self.err.write(f"\rscan: {self.done} parts, {self.records} records, "
-                       f"{self.bytes / 1e6:.1f} MB, {rate:.1f} MB/s ")  # fmt: skip
+        self.err.write(
+            f"\rscan: {self.done} parts, {self.records} records, "
+            f"{self.bytes / 1e6:.1f} MB, {rate:.1f} MB/s "
+        )
         self.err.flush()
 
 

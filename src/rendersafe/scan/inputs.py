@@ -12,11 +12,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .options import ScanOptions
+
 __all__ = ["DEFAULT_INCLUDE", "Task", "discover", "plan"]
 
 DEFAULT_INCLUDE = ("*.jsonl", "*.ndjson", "*.json", "*.md", "*.markdown", "*.txt")
-_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".md": "text",
-            ".markdown": "text", ".txt": "text"}  # fmt: skip
+_FORMATS = {
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".md": "text",
+    ".markdown": "text",
+    ".txt": "text",
+}
 _PART_BYTES = 8 * 1024 * 1024  # a range smaller than this is not worth a task of its own
 _COUNT_BLOCK = 1024 * 1024
 
@@ -59,24 +67,35 @@ def discover(
 
 
 def plan(
-    found: Sequence[tuple[Path, str, Path | None]], *, fmt: str, fix_dir: Path | None,
-    in_place: bool, jobs: int, stdin: bytes | None = None,
-) -> list[Task]:  # fmt: skip
-    """The tasks for the files found, ranges cut for `jobs` workers."""
+    found: Sequence[tuple[Path, str, Path | None]],
+    options: ScanOptions,
+    *,
+    jobs: int,
+    stdin: bytes | None = None,
+) -> list[Task]:
+    """The tasks for the files found, read and fixed as `options` say, ranges cut for
+    `jobs` workers."""
     tasks: list[Task] = []
     for path, display, relative in found:
         compressed = path.name.endswith(".gz")
         name = path.name[:-3] if compressed else path.name
+        fmt = options.fmt
         kind = fmt if fmt != "auto" else _FORMATS.get(Path(name).suffix.lower(), "")
-        # In place: the file a symbolic link points to is the one to clean.
-        fix_path = (
-            path.resolve() if in_place else (fix_dir / relative if fix_dir and relative else None)
-        )
+        fix_path = _fix_path(path, relative, options)
         data = stdin if display == "-" else None
         task = Task(path, display, kind or _sniff(data), compressed, fix_path, data=data)
         splittable = task.fmt == "jsonl" and not compressed and data is None
         tasks.extend(_ranges(task, jobs) if splittable and jobs > 1 else [task])
     return tasks
+
+
+def _fix_path(path: Path, relative: Path | None, options: ScanOptions) -> Path | None:
+    """Where the fixed copy of `path` goes, if anywhere."""
+    if options.in_place:
+        return path.resolve()  # the file a symbolic link points to is the one to clean
+    if options.fix_dir is None or relative is None:
+        return None
+    return options.fix_dir / relative
 
 
 def _wanted(relative: Path, include: Sequence[str], exclude: Sequence[str]) -> bool:
@@ -109,11 +128,12 @@ def _ranges(task: Task, jobs: int) -> list[Task]:
     targets = [size * i // count for i in range(1, count)]
     cuts = _line_starts(task.path, targets)
     bounds = [(0, 1), *cuts]
+    ends: list[int | None] = [start for start, _ in cuts]
+    ends.append(None)  # the last range runs to the end of the file
     return [
-        replace(task, start=start, end=bounds[i + 1][0] if i + 1 < len(bounds) else None,
-                first_line=line, part=i, parts=len(bounds))
-        for i, (start, line) in enumerate(bounds)
-    ]  # fmt: skip
+        replace(task, start=start, end=end, first_line=line, part=i, parts=len(bounds))
+        for i, ((start, line), end) in enumerate(zip(bounds, ends, strict=True))
+    ]
 
 
 def _line_starts(path: Path, targets: list[int]) -> list[tuple[int, int]]:

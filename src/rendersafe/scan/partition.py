@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from ..audit import AuditLog, JsonlSink, Source
-from ..audit.record import policy_digest
+from ..audit.recorder import AuditRecorder
 from ..errors import RenderSafeError
+from ..findings import Finding
 from ..policy import Policy
 from ..sanitizer import Sanitizer
 from .inputs import Task
@@ -72,13 +73,20 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
 
 
 class _Scanner:
-    def __init__(self, task: Task, options: ScanOptions, result: PartResult,
-                 audit: AuditLog | None, out: IO[bytes] | None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        task: Task,
+        options: ScanOptions,
+        result: PartResult,
+        audit: AuditLog | None,
+        out: IO[bytes] | None,
+    ) -> None:
         self.task, self.options, self.result, self.out = task, options, result, out
-        self.audit = audit
+        self.recorder: AuditRecorder | None = None
+        if audit is not None:
+            self.recorder = audit.recorder(Source(kind="batch"), options.policy)
         self.line = 0  # the line being read
         self.sanitizer = _sanitizer(options.policy)
-        self.digest = policy_digest(options.policy)
 
     def run(self) -> None:
         with ExitStack() as stack:
@@ -158,15 +166,21 @@ class _Scanner:
         self.result.changed |= changed
         return changed
 
-    def _finding(self, finding: Any, line_no: int, rid: str, role: str) -> None:
-        self.result.findings.append(FindingRow(
-            path=self.task.display, line=line_no, record_id=rid, role=role,
-            construct=finding.construct, action=finding.action, reasons=finding.reasons,
+    def _finding(self, finding: Finding, line_no: int, rid: str, role: str) -> None:
+        row = FindingRow(
+            path=self.task.display,
+            line=line_no,
+            record_id=rid,
+            role=role,
+            kind=finding.kind,
+            action=finding.action,
+            reasons=finding.reasons,
             host=finding.host,
-        ))  # fmt: skip
-        if self.audit is not None:
+        )
+        self.result.findings.append(row)
+        if self.recorder is not None:
             source = Source(kind="batch", file=self.task.display, line=line_no, record_id=rid)
-            self.audit.emit(self.audit.finding_record(finding, source, self.digest))
+            self.recorder.at(source).finding(finding)
 
     def _unreadable(self, line_no: int, raw: bytes, exc: Exception) -> None:
         self.result.unreadable += 1

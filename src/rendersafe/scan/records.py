@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..wire.json_body import json_path_fields
+from ..wire.json_path import json_path_fields
 
 __all__ = ["Message", "UnknownShapeError", "messages_of", "record_id"]
 
@@ -60,9 +60,12 @@ def record_id(data: Any, fallback: str) -> str:
 def messages_of(data: Any, json_paths: tuple[str, ...] = ()) -> list[Message]:
     """Every text message of `data`; `UnknownShapeError` when it has no known shape."""
     if json_paths:
-        return [Message("assistant", holder[key], holder, key)
-                for path in json_paths for holder, key in json_path_fields(data, path)
-                if isinstance(holder[key], str)]  # fmt: skip
+        return [
+            Message("assistant", holder[key], holder, key)
+            for path in json_paths
+            for holder, key in json_path_fields(data, path)
+            if isinstance(holder[key], str)
+        ]
     for test, read in _SHAPES:
         if test(data):
             return list(read(data))

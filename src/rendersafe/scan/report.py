@@ -11,14 +11,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
+from ..audit.summary import TOP, count_rows
 from ..findings import Reason
-from ..tables import count_rows
 from .partition import PartResult
 from .rows import ErrorRow, FindingRow
 
 __all__ = ["ScanReport", "ScanSummary", "build_report", "sarif", "table"]
-
-TOP = 10
 
 
 class TopRecord(BaseModel):
@@ -65,22 +63,24 @@ def build_report(results: Iterable[PartResult], errors: Iterable[ErrorRow]) -> S
     findings = [row for result in results for row in result.findings]
     all_errors = [*errors, *(row for result in results for row in result.errors)]
     files = {result.task.display for result in results}
-    unreadable_files = {e.path for e in all_errors if e.line is None} | {
-        e.path for e in errors
-    }  # fmt: skip
+    # A whole file unreadable (no line), or an argument that is no file at all.
+    unreadable_files = {e.path for e in all_errors if e.line is None} | {e.path for e in errors}
     per_record = Counter((row.path, row.record_id) for row in findings)
     summary = ScanSummary(
-        files=len(files), files_unreadable=len(unreadable_files),
+        files=len(files),
+        files_unreadable=len(unreadable_files),
         records=sum(r.records for r in results),
         records_unreadable=sum(r.unreadable for r in results),
-        records_changed=len(per_record), bytes=sum(r.bytes_read for r in results),
+        records_changed=len(per_record),
+        bytes=sum(r.bytes_read for r in results),
         findings=len(findings),
-        by_construct=dict(Counter(str(row.construct) for row in findings).most_common()),
+        by_construct=dict(Counter(str(row.kind) for row in findings).most_common()),
         by_reason=dict(Counter(str(x) for row in findings for x in row.reasons).most_common()),
         by_host=dict(Counter(row.host or "(no host)" for row in findings).most_common()),
-        top_records=[TopRecord(path=p, record_id=r, findings=n)
-                     for (p, r), n in per_record.most_common(TOP)],
-    )  # fmt: skip
+        top_records=[
+            TopRecord(path=p, record_id=r, findings=n) for (p, r), n in per_record.most_common(TOP)
+        ],
+    )
     return ScanReport(summary=summary, findings=findings, errors=all_errors)
 
 
@@ -93,12 +93,16 @@ def table(report: ScanReport) -> str:
         f"{s.bytes / 1e6:.1f} MB",
         f"findings {s.findings}",
     ]
-    for title, counts in (("by construct", s.by_construct), ("by reason", s.by_reason),
-                          ("by host", dict(list(s.by_host.items())[:TOP]))):  # fmt: skip
+    top_hosts = dict(list(s.by_host.items())[:TOP])
+    for title, counts in (
+        ("by construct", s.by_construct),
+        ("by reason", s.by_reason),
+        ("by host", top_hosts),
+    ):
         lines += ["", title, *_rows(counts)]
     if s.top_records:
-        lines += ["", "top records", *_rows({f"{t.path} {t.record_id}": t.findings
-                                             for t in s.top_records})]  # fmt: skip
+        top = {f"{t.path} {t.record_id}": t.findings for t in s.top_records}
+        lines += ["", "top records", *_rows(top)]
     if report.errors:
         lines += ["", f"errors {len(report.errors)}"]
         lines += [
@@ -109,8 +113,7 @@ def table(report: ScanReport) -> str:
 
 def sarif(report: ScanReport) -> dict[str, Any]:
     """The findings as a SARIF 2.1.0 log."""
-    rules = [{"id": str(reason), "shortDescription": {"text": str(reason).replace("_", " ")}}
-             for reason in Reason]  # fmt: skip
+    rules = [_rule(reason) for reason in Reason]
     results = [_result(row) for row in report.findings]
     driver = {"name": "rendersafe", "version": __version__, "rules": rules}
     return {
@@ -120,9 +123,13 @@ def sarif(report: ScanReport) -> dict[str, Any]:
     }
 
 
+def _rule(reason: Reason) -> dict[str, Any]:
+    return {"id": str(reason), "shortDescription": {"text": str(reason).replace("_", " ")}}
+
+
 def _result(row: FindingRow) -> dict[str, Any]:
     where = f" {row.host}" if row.host else ""
-    text = f"{row.construct} {row.action} ({', '.join(row.reasons)}){where}"
+    text = f"{row.kind} {row.action} ({', '.join(row.reasons)}){where}"
     location = {"artifactLocation": {"uri": row.path}, "region": {"startLine": row.line}}
     return {
         "ruleId": str(row.reasons[0]) if row.reasons else "rendersafe",

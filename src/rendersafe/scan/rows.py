@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-import warnings
-
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..findings import Action, Construct, Reason
 
 __all__ = ["ErrorRow", "FindingRow"]
 
-with warnings.catch_warnings():  # `construct` is the schema's name (see findings.py)
-    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
 
-    class FindingRow(BaseModel):
-        """One change the scan made (or would make, without --fix)."""
+class FindingRow(BaseModel):
+    """One change the scan made (or would make, without --fix)."""
 
-        model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
+    )
 
-        path: str
-        line: int
-        record_id: str
-        role: str
-        construct: Construct  # type: ignore[assignment]
-        action: Action
-        reasons: tuple[Reason, ...]
-        host: str | None = None
+    path: str
+    line: int
+    record_id: str
+    role: str
+    # `construct` in JSON, `kind` in Python (see `Finding.kind`).
+    kind: Construct = Field(alias="construct")
+    action: Action
+    reasons: tuple[Reason, ...]
+    host: str | None = None
 
 
 class ErrorRow(BaseModel):

@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from ..audit.log import audit_key
 from .inputs import DEFAULT_INCLUDE, Task, discover, plan
 from .options import ScanOptions
 from .partition import PartResult, scan_partition
@@ -29,10 +30,14 @@ class ScanUsageError(ValueError):
 
 
 def tasks_for(
-    arguments: Sequence[str], options: ScanOptions, *, jobs: int = 1,
-    include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = (),
+    arguments: Sequence[str],
+    options: ScanOptions,
+    *,
+    jobs: int = 1,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
     stdin: bytes | None = None,
-) -> tuple[list[Task], list[ErrorRow]]:  # fmt: skip
+) -> tuple[list[Task], list[ErrorRow]]:
     """The tasks a scan of `arguments` runs, and the arguments it cannot read."""
     found, errors = [], []
     for item in discover(arguments, include, exclude):
@@ -43,8 +48,7 @@ def tasks_for(
     if options.in_place and "-" in arguments:
         raise ScanUsageError("standard input cannot be fixed in place; use --fix DIR")
     _check_fix(found, options)
-    tasks = plan(found, fmt=options.fmt, fix_dir=options.fix_dir, in_place=options.in_place,
-                 jobs=jobs, stdin=stdin)  # fmt: skip
+    tasks = plan(found, options, jobs=jobs, stdin=stdin)
     _check_unique(tasks)
     return tasks, errors
 
@@ -54,8 +58,7 @@ def with_audit_key(options: ScanOptions) -> ScanOptions:
     URL hashes in their records match."""
     if options.audit_path is None or options.audit_key is not None:
         return options
-    key = os.environ.get("RENDERSAFE_AUDIT_KEY") or os.urandom(32).hex()
-    return replace(options, audit_key=key.encode())
+    return replace(options, audit_key=audit_key())
 
 
 def _check_unique(tasks: list[Task]) -> None:
@@ -65,19 +68,27 @@ def _check_unique(tasks: list[Task]) -> None:
             continue
         other = seen.setdefault(task.fix_path, task.display)
         if other != task.display:
-            raise ScanUsageError(f"{other} and {task.display} would both be fixed into "
-                                 f"{task.fix_path}; scan them separately")  # fmt: skip
+            raise ScanUsageError(
+                f"{other} and {task.display} would both be fixed into "
+                f"{task.fix_path}; scan them separately"
+            )
 
 
 def scan(
-    arguments: Sequence[str], options: ScanOptions, *, jobs: int = 1,
-    include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = (),
-    stdin: bytes | None = None, progress: Progress | None = None,
-) -> ScanReport:  # fmt: skip
+    arguments: Sequence[str],
+    options: ScanOptions,
+    *,
+    jobs: int = 1,
+    include: Sequence[str] = DEFAULT_INCLUDE,
+    exclude: Sequence[str] = (),
+    stdin: bytes | None = None,
+    progress: Progress | None = None,
+) -> ScanReport:
     """Scan every input; write fixed copies if `options` asks; return the report."""
     options = with_audit_key(options)
-    tasks, errors = tasks_for(arguments, options, jobs=jobs, include=include, exclude=exclude,
-                              stdin=stdin)  # fmt: skip
+    tasks, errors = tasks_for(
+        arguments, options, jobs=jobs, include=include, exclude=exclude, stdin=stdin
+    )
     results = []
     for result in _run(tasks, options, jobs):
         results.append(result)
@@ -153,5 +164,7 @@ def _check_fix(found: list[tuple[Path, str, Path | None]], options: ScanOptions)
     fix_dir = options.fix_dir.resolve()
     for path, _display, relative in found:
         if relative is not None and str(path) != "-" and (fix_dir / relative) == path.resolve():
-            raise ScanUsageError(f"--fix {options.fix_dir} would overwrite {path}; "
-                                 "choose another directory, or --in-place")  # fmt: skip
+            raise ScanUsageError(
+                f"--fix {options.fix_dir} would overwrite {path}; "
+                "choose another directory, or --in-place"
+            )

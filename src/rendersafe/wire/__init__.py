@@ -17,8 +17,8 @@ from ..errors import FormatError
 from .json_body import JsonCodec
 from .ndjson import NdjsonCodec
 from .sse_codec import DIALECTS, SseCodec
-from .text import TextCodec
-from .texts import Report, Texts
+from .text_body import TextCodec
+from .text_streams import Report, Texts
 
 __all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 
@@ -26,16 +26,32 @@ __all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 # SSE dialect.
 FORMATS = frozenset({"sse", "ndjson", "json", "text", *DIALECTS})
 
-_BY_TYPE = MappingProxyType({
-    "text/event-stream": "sse",
-    **dict.fromkeys(("application/x-ndjson", "application/ndjson", "application/jsonl",
-                     "application/x-jsonlines", "application/jsonlines"), "ndjson"),
-    "application/json": "json",
-    **dict.fromkeys(("text/plain", "text/markdown", "text/x-markdown"), "text"),
-})  # fmt: skip
+_NDJSON_TYPES = (
+    "application/x-ndjson",
+    "application/ndjson",
+    "application/jsonl",
+    "application/x-jsonlines",
+    "application/jsonlines",
+)
+_TEXT_TYPES = ("text/plain", "text/markdown", "text/x-markdown")
+_BY_TYPE = MappingProxyType(
+    {
+        "text/event-stream": "sse",
+        **dict.fromkeys(_NDJSON_TYPES, "ndjson"),
+        "application/json": "json",
+        **dict.fromkeys(_TEXT_TYPES, "text"),
+    }
+)
 # Types that carry text but that no codec reads: covered, so refused.
-_OTHER_TEXT = frozenset({"application/xml", "application/javascript", "application/ecmascript",
-                         "application/x-www-form-urlencoded", "application/graphql"})  # fmt: skip
+_OTHER_TEXT = frozenset(
+    {
+        "application/xml",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-www-form-urlencoded",
+        "application/graphql",
+    }
+)
 
 
 class Codec(Protocol):
@@ -67,9 +83,13 @@ def format_of(content_type: str | None) -> str | None:
 
 
 def codec_for(
-    fmt: str, texts: Texts, *, charset: str | None = None, json_paths: Sequence[str] = (),
+    fmt: str,
+    texts: Texts,
+    *,
+    charset: str | None = None,
+    json_paths: Sequence[str] = (),
     json_limit: int = 16 * 1024 * 1024,
-) -> Codec:  # fmt: skip
+) -> Codec:
     """The codec for format `fmt` (one of `FORMATS`)."""
     if fmt == "sse" or fmt in DIALECTS:
         return SseCodec(texts, None if fmt == "sse" else fmt)

@@ -6,7 +6,7 @@ from typing import Any
 
 from .dialect import DONE, json_event, judged_urls, new_event, require
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["AiSdk"]
 

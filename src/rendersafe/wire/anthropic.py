@@ -7,7 +7,7 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["Anthropic"]
 
@@ -60,8 +60,10 @@ class Anthropic:
             kept = [c for c in citations if judged_urls(self.texts, self._urls, _url(c))]
         if out == text and kept == citations:
             return [event]
-        return [json_event(event, {**data, "content_block": {**block, "text": out, **(
-            {"citations": kept} if isinstance(citations, list) else {})}})]  # fmt: skip
+        block = {**block, "text": out}
+        if isinstance(citations, list):
+            block["citations"] = kept
+        return [json_event(event, {**data, "content_block": block})]
 
     def _delta(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
         delta = require(data.get("delta"), dict, "delta")
@@ -80,8 +82,8 @@ class Anthropic:
         rest = self.texts.close(index)
         if not rest:
             return []
-        data = {"type": "content_block_delta", "index": index,
-                "delta": {"type": "text_delta", "text": rest}}  # fmt: skip
+        delta = {"type": "text_delta", "text": rest}
+        data = {"type": "content_block_delta", "index": index, "delta": delta}
         return [new_event(data, name="content_block_delta")]
 
 

@@ -7,13 +7,19 @@ from json.encoder import encode_basestring  # the C encoder json.dumps uses
 from typing import Any, Protocol
 
 from ..errors import FormatError
-from ..findings import Construct
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = [
-    "DONE", "Dialect", "dumps", "json_event", "judged_urls", "new_event", "require", "with_string",
-]  # fmt: skip
+    "DONE",
+    "Dialect",
+    "dumps",
+    "json_event",
+    "judged_urls",
+    "new_event",
+    "require",
+    "with_string",
+]
 
 DONE = "[DONE]"  # OpenAI's and the AI SDK's last event
 
@@ -87,9 +93,5 @@ def judged_urls(texts: Texts, urls: dict[str, bool], url: Any, *, image: bool = 
     if not isinstance(url, str):
         return True
     if url not in urls:
-        construct = Construct.IMAGE if image else Construct.CITATION
-        finding = texts.sanitizer.check_url(url, image=image, construct=construct)
-        urls[url] = finding is None
-        if finding is not None:
-            texts.report(finding)
+        urls[url] = texts.judge_url(url, image=image) is None
     return urls[url]

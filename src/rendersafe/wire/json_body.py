@@ -9,16 +9,15 @@ in it sanitised: each is judged whole, so nothing a client renders slips through
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, judged_urls
-from .texts import Texts
+from .json_path import Holder, json_path_fields
+from .text_streams import Texts
 
-__all__ = ["JsonCodec", "json_path_fields"]
-
-Holder = tuple[Any, Any]  # a dict and key, or a list and index, holding a string
+__all__ = ["JsonCodec"]
 
 
 class JsonCodec:
@@ -83,8 +82,7 @@ class JsonCodec:
 
     def _drop_citations(self, data: Any) -> bool:
         changed = False
-        for holder, key in [*json_path_fields(data, "output[].content[].annotations"),
-                            *json_path_fields(data, "content[].citations")]:  # fmt: skip
+        for holder, key in list(_citation_lists(data)):
             notes = holder[key]
             if isinstance(notes, list):
                 kept = [n for n in notes if judged_urls(self.texts, self._urls, _url(n))]
@@ -93,24 +91,18 @@ class JsonCodec:
         return changed
 
 
-def json_path_fields(data: Any, path: str) -> Iterator[Holder]:
-    """The (container, key) pairs that `path` names: `a.b`, `a[].b` for every element."""
-    head, _, rest = path.partition(".")
-    name, every = (head[:-2], True) if head.endswith("[]") else (head, False)
-    if not isinstance(data, dict) or name not in data:
-        return
-    if not every:
-        yield from ((data, name),) if not rest else json_path_fields(data[name], rest)
-        return
-    items = data[name]
-    if isinstance(items, list):
-        for index, item in enumerate(items):
-            yield from json_path_fields(item, rest) if rest else ((items, index),)
+def _citation_lists(data: Any) -> Iterator[Holder]:
+    """The lists of citations a Responses object or an Anthropic message carries."""
+    yield from json_path_fields(data, "output[].content[].annotations")
+    yield from json_path_fields(data, "content[].citations")
 
 
 def _every_string(data: Any) -> Iterator[Holder]:
-    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(
-        data, list) else ()  # fmt: skip
+    items: Iterable[tuple[Any, Any]] = ()
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
     for key, value in items:
         if isinstance(value, str):
             yield data, key

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import dumps, require
 from .sse import MAX_PENDING
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["NdjsonCodec"]
 

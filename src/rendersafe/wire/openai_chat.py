@@ -11,7 +11,7 @@ from typing import Any
 
 from .dialect import DONE, json_event, new_event, require, with_string
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["OpenAIChat"]
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["OpenAIResponses"]
 
@@ -32,7 +32,7 @@ class OpenAIResponses:
 
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
-        texts.keep_sent = True  # the whole text is repeated after the deltas
+        texts.keep_whole()  # the whole text is repeated after the deltas
         self._last_delta: dict[Hashable, dict[str, Any]] = {}
         self._urls: dict[str, bool] = {}
         self._pending: list[SseEvent] = []  # tails flushed while rewriting an event
@@ -138,7 +138,7 @@ class OpenAIResponses:
         whole = self.texts.whole(key)
         if whole is None:  # the text came only whole: judge it once, remember it
             whole = self.texts.one_shot(text or "")
-        self.texts.sent[key] = [whole]
+        self.texts.replace_whole(key, whole)
         return whole
 
     def _keeps(self, annotation: Any) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from .dialect import DONE
 from .sse import SseEvent
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["PlainSse"]
 

@@ -21,7 +21,7 @@ from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
 from .sse import SseEvent, SseReader
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["DIALECTS", "SseCodec"]
 
@@ -34,12 +34,36 @@ DIALECTS: dict[str, Factory] = {
     "ai-sdk": AiSdk,
     "sse-text": PlainSse,
 }
-_ANTHROPIC = frozenset({"message_start", "message_delta", "message_stop", "content_block_start",
-                        "content_block_delta", "content_block_stop", "ping"})  # fmt: skip
-_AI_SDK = frozenset({"start", "finish", "abort", "start-step", "finish-step", "text-start",
-                     "text-delta", "text-end", "reasoning-start", "reasoning-delta",
-                     "reasoning-end", "source-url", "source-document", "file",
-                     "message-metadata"})  # fmt: skip
+_ANTHROPIC = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+    }
+)
+_AI_SDK = frozenset(
+    {
+        "start",
+        "finish",
+        "abort",
+        "start-step",
+        "finish-step",
+        "text-start",
+        "text-delta",
+        "text-end",
+        "reasoning-start",
+        "reasoning-delta",
+        "reasoning-end",
+        "source-url",
+        "source-document",
+        "file",
+        "message-metadata",
+    }
+)
 
 
 class SseCodec:
@@ -67,8 +91,9 @@ class SseCodec:
         """The body ended: the last events, and the tails of every open text."""
         events = self._reader.feed(self._decoder.decode(b"", final=True)) + self._reader.close()
         out = self._write(events)
-        return out + "".join(e.encode() for e in self._dialect.finish()).encode() if (
-            self._dialect) else out  # fmt: skip
+        if self._dialect is None:
+            return out
+        return out + "".join(e.encode() for e in self._dialect.finish()).encode()
 
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""

@@ -12,7 +12,7 @@ import codecs
 import re
 
 from ..errors import FormatError
-from .texts import Texts
+from .text_streams import Texts
 
 __all__ = ["TextCodec"]
 
@@ -56,8 +56,10 @@ class TextCodec:
                 return b""
             text, self._head = self._head, None
             if _FRAMED.match(text):
-                raise FormatError("the text body is framed (SSE, JSON or a data stream): "
-                                  "send it with its content type, or pin a format")  # fmt: skip
+                raise FormatError(
+                    "the text body is framed (SSE, JSON or a data stream): "
+                    "send it with its content type, or pin a format"
+                )
         out = self.texts.feed(0, text)
         if final:
             out += self.texts.close(0)

@@ -2,7 +2,8 @@
 
 A response can carry several texts at once (OpenAI's `n > 1` choices, Anthropic's
 content blocks, the AI SDK's text parts): each is keyed by what the wire format
-calls it, and every finding is reported as it is made.
+calls it. The sanitiser records each finding in its audit log, if it has one;
+`report` is also told of each, as it is made.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from ..errors import FormatError, InputTooLargeError
-from ..findings import Finding
+from ..findings import Construct, Finding
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
 
@@ -22,7 +23,9 @@ Report = Callable[[Finding], None]
 class Texts:
     """Per-key `StreamSanitizer`s, and the whole sanitised text sent for each key."""
 
-    def __init__(self, sanitizer: Sanitizer, report: Report, *, keep_sent: bool = False) -> None:
+    def __init__(
+        self, sanitizer: Sanitizer, report: Report | None = None, *, keep_sent: bool = False
+    ) -> None:
         self.sanitizer = sanitizer
         self.report = report
         self._streams: dict[Hashable, StreamSanitizer] = {}
@@ -51,6 +54,15 @@ class Texts:
             return ""
         return self._sent(key, stream.close()) if self.keep_sent else stream.close()
 
+    def keep_whole(self) -> None:
+        """Keep the whole text sent for each key from now on, for `whole`."""
+        self.keep_sent = True
+
+    def replace_whole(self, key: Hashable, text: str) -> None:
+        """Make `text` what was sent for `key`: a format repeats a text whole, and it is
+        that copy which is kept from now on."""
+        self.sent[key] = [text]
+
     def open_keys(self) -> list[Hashable]:
         """The texts started and not ended, in the order they started."""
         return list(self._streams)
@@ -63,9 +75,21 @@ class Texts:
     def one_shot(self, text: str) -> str:
         """Sanitise a complete text that arrived in one piece."""
         result = self.sanitizer.run(text)
-        for finding in result.findings:
-            self.report(finding)
+        if self.report is not None:
+            for finding in result.findings:
+                self.report(finding)
         return result.text
+
+    def judge_url(self, url: str, *, image: bool = False) -> Finding | None:
+        """The finding that removes a citation or source URL (`image`: a file shown
+        inline), recorded and reported; None when it may stay."""
+        construct = Construct.IMAGE if image else Construct.CITATION
+        finding = self.sanitizer.check_url(url, image=image, construct=construct)
+        if finding is not None:
+            self.sanitizer._record(finding)  # check_url itself records nothing
+            if self.report is not None:
+                self.report(finding)
+        return finding
 
     def _sent(self, key: Hashable, out: str) -> str:
         self._kept += len(out)
