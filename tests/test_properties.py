@@ -56,7 +56,7 @@ honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS])
 mixed = _document(HONEST_ATOMS + ATTACK_ATOMS)
 # Markup fragments glued with no structure: where renderers disagree most (fences,
 # raw HTML, comments and backticks cut at odd places). Each bug fuzzing found here
-# is pinned in tests/fixtures/default/regressions.md.
+# is pinned in tests/fixtures/default/regressions_*.md.
 SOUP_ATOMS = [
     "[", "![", "<", "](", "`", "```", "~~~", "~~", "<!--", "-->", "<div>", "</div>",
     "<pre>", "</pre>", "<p>", "> ", "- ", "    ", "\n", "\n\n", "'", '"', "(", ")", "a ",

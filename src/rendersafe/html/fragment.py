@@ -11,8 +11,8 @@ from __future__ import annotations
 from ..engine.edits import Edit
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
+from ..proxy import proxy_url
 from ..urls import Role, Verdict
-from ..urls.proxy import proxy_url
 from .clean import clean
 from .review import Problem, UrlCheck, review
 

@@ -23,8 +23,8 @@ from .. import html
 from ..engine.edits import Edit, Keep
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
+from ..proxy import proxy_url
 from ..urls import Role, Verdict
-from ..urls.proxy import proxy_url
 from .labels import label_keys
 from .parser import OffsetMap, destination
 from .regions import Marks, Where, definition_start

@@ -7,7 +7,6 @@ carries, decide keep / proxy / drop, and redact it for logs.
     detect   does a URL's userinfo, host, path, query or fragment carry data?
     judge    UrlJudge: the verdict on a URL used as an image or a link
     redact   loggable shapes of URLs and hosts
-    proxy    signed image-proxy URLs
 
 Nothing here imports the Markdown or HTML passes; the policy is read, never imported
 at run time (so `policy` may use `hosts` to validate itself).

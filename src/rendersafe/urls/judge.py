@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Literal
 from urllib.parse import parse_qsl
 
 from ..findings import Reason
+from ..proxy import verify_signature
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
 from .parse import ParsedUrl, parse_url
-from .proxy import verify_signature
 
 if TYPE_CHECKING:
     from ..policy import Policy

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 if TYPE_CHECKING:
-    from ..policy import ImageProxy
+    from .policy import ImageProxy
 
 __all__ = ["proxy_url", "sign", "verify_signature"]
 
