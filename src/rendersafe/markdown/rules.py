@@ -117,14 +117,24 @@ BLOCK_RULES: Mapping[str, BlockRule] = MappingProxyType(
 # -- inline rules ---------------------------------------------------------------------
 
 
-def _link(ps: Pass, token: Token, where: Where) -> None:
+def _rendered(ps: Pass, token: Token, where: Where) -> tuple[tuple[int, int], str | None] | None:
+    """Where a link or image sits and the reference it uses, or None when it is not
+    rendered (its definition comes later or was removed: the usage stays plain text)
+    or cannot be placed (then its whole block is judged, failing closed)."""
     span = where.span(token.meta.get("span"))
     if span is None:
         _unplaced(ps, token, where)
-        return
+        return None
     ref = token.meta.get("label")
     if ref is not None and not ps.is_defined(ref):
-        return  # definition later or removed: the usage stays plain text
+        return None
+    return span, ref
+
+
+def _link(ps: Pass, token: Token, where: Where) -> None:
+    if (rendered := _rendered(ps, token, where)) is None:
+        return
+    span, ref = rendered
     verdict = ps.judge_link(str(token.attrs.get("href", "")))
     if verdict.action != "drop":
         return
@@ -142,13 +152,9 @@ def _image(ps: Pass, token: Token, where: Where) -> None:
     label_pair = token.meta.get("label_span")
     if token.children and label_pair is not None:
         _walk_inline(ps, token.children, where.inside(label_pair))
-    span = where.span(token.meta.get("span"))
-    if span is None:
-        _unplaced(ps, token, where)
+    if (rendered := _rendered(ps, token, where)) is None:
         return
-    ref = token.meta.get("label")
-    if ref is not None and not ps.is_defined(ref):
-        return
+    span, ref = rendered
     verdict = ps.spend_image(str(token.attrs.get("src", "")))
     label = where.span(label_pair)
     alt = Keep(*label) if label else None
