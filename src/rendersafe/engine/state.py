@@ -135,9 +135,18 @@ class Pass:
             self.claimed.add(start, end)
         host = verdict.host if verdict is not None else None
         reasons = tuple(sorted(set(reasons)))
-        self.notes.append(
-            Note(construct, action, reasons, edit.start, edit.end, host, verdict, detail, detector)
+        note = Note(
+            construct=construct,
+            action=action,
+            reasons=reasons,
+            start=edit.start,
+            end=edit.end,
+            host=host,
+            url=verdict,
+            detail=detail,
+            detector=detector,
         )
+        self.notes.append(note)
 
     def define(self, label: str, *, kept: bool) -> None:
         """Record a reference definition markdown-it read (the first one of a label wins)."""
@@ -149,6 +158,10 @@ class Pass:
         if label in self.carry.definitions:
             return self.carry.is_defined(label)
         return self.definitions.get(label, False)
+
+    def keep_lenient(self, definitions: Iterable[LenientDefinition]) -> None:
+        """Record the definitions the lenient pass keeps in this text."""
+        self.lenient.extend(definitions)
 
     def judge_link(self, raw: str, *, decode_entities: bool = False) -> Verdict:
         """Judge a link URL."""

@@ -77,7 +77,7 @@ def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
                 image_uses.setdefault(key, bracket.bang)
-    return BracketIndex(live, pairs, tuple(stack), image_uses)
+    return BracketIndex(live=live, pairs=pairs, open_brackets=tuple(stack), image_uses=image_uses)
 
 
 def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:

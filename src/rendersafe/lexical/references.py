@@ -37,11 +37,11 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping
     """Judge the definitions of this text and the uses of every definition so far.
 
     The carry holds the definitions kept by earlier units (at offset -1); the ones
-    this text keeps go to `ps.lenient`, for the units after.
+    this text keeps are kept in the pass, for the units after.
     """
     found_here = list(_definitions(ps, marks, image_uses))
     definitions = [*ps.carry.lenient, *found_here]
-    ps.lenient.extend(found_here)
+    ps.keep_lenient(found_here)
     active: dict[str, list[LenientDefinition]] = {}
     index = 0
     text = ps.source.text

@@ -9,7 +9,7 @@ tokens with something to judge.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from markdown_it.token import Token
@@ -72,17 +72,20 @@ class Marks:
 
 @dataclass(slots=True)
 class _Sweep:
+    """What sweep 1 reads and what it marks on the way."""
+
     source: SourceText
     trust: CodeTrust
     spans: SpanJudge
-    code: Regions
-    html: Regions
-    raw: Regions
+    code: Regions = field(default_factory=Regions)
+    html: Regions = field(default_factory=Regions)
+    # Where python-markdown keeps raw HTML: no code in it is trusted.
+    raw: Regions = field(default_factory=Regions)
 
 
 def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> Marks:
     """Sweep 1 over the block tokens of `source`."""
-    sweep = _Sweep(source, trust, SpanJudge(source), Regions(), Regions(), Regions())
+    sweep = _Sweep(source, trust, SpanJudge(source))
     maps: Maps = {}
     cursors: dict[int, int] = {}
     definitions: set[int] = set()
@@ -104,7 +107,7 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
         elif token.type == "definition":
             definitions.add(definition_start(source, token.map[0]))
         previous = token
-    return Marks(sweep.code, sweep.html, frozenset(definitions), maps)
+    return Marks(code=sweep.code, html=sweep.html, definitions=frozenset(definitions), maps=maps)
 
 
 def definition_start(source: SourceText, line: int) -> int:

@@ -62,6 +62,10 @@ class OpenBlocks:
             return f"<{self.raw}>" * min(self.raw_depth, MAX_RAW_DEPTH) + "\n"
         return ""
 
+    def skipped(self, last_line: str) -> None:
+        """Lines that open and close nothing were taken whole; `last_line` is the last."""
+        self.blank = not last_line.strip()
+
     def track(self, line: str) -> None:
         """Update what is open with one complete line."""
         self.closed_fence = False

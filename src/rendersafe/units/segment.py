@@ -125,13 +125,12 @@ class Segmenter:
         return self._take_lines(text, pos, _NOT_PLAIN.search(text, pos))
 
     def _take_lines(self, text: str, pos: int, found: re.Match[str] | None) -> int:
-        state = self._state
         end = text.rfind("\n", pos, found.start() if found else len(text)) + 1
         if end <= pos:
             return pos
         self._lines.append(text[pos:end])
         self._length += end - pos
-        state.blank = not text[text.rfind("\n", pos, end - 1) + 1 : end].strip()
+        self._state.skipped(text[text.rfind("\n", pos, end - 1) + 1 : end])
         return end
 
     def finish(self) -> list[Unit]:

@@ -94,7 +94,7 @@ class UnitSanitizer:
         for _ in range(MAX_PASSES - 1):
             if not current.findings:
                 break
-            again = Unit(unit.start, current.text, unit.forced, unit.prefix)
+            again = replace(unit, text=current.text)
             current = self._pass(again, carry, _Reading(context, recheck=True))
             findings.extend(current.findings)
         else:

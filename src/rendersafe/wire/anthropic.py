@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import FormatError
-from .dialect import json_event, judged_urls, new_event, require
+from .dialect import json_event, judged_urls, new_event, require, url_of
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -57,7 +57,7 @@ class Anthropic:
         citations = block.get("citations")
         kept = citations
         if isinstance(citations, list):
-            kept = [c for c in citations if judged_urls(self.texts, self._urls, _url(c))]
+            kept = [c for c in citations if judged_urls(self.texts, self._urls, url_of(c))]
         if out == text and kept == citations:
             return [event]
         block = {**block, "text": out}
@@ -68,7 +68,7 @@ class Anthropic:
     def _delta(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent]:
         delta = require(data.get("delta"), dict, "delta")
         if delta.get("type") == "citations_delta":
-            keep = judged_urls(self.texts, self._urls, _url(delta.get("citation")))
+            keep = judged_urls(self.texts, self._urls, url_of(delta.get("citation")))
             return [event] if keep else []
         if delta.get("type") != "text_delta":
             return [event]  # tool input, thinking, signatures
@@ -89,7 +89,3 @@ class Anthropic:
 
 def _has_content(message: Any) -> bool:
     return isinstance(message, dict) and bool(message.get("content"))
-
-
-def _url(citation: Any) -> Any:
-    return citation.get("url") if isinstance(citation, dict) else None

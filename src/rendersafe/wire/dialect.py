@@ -18,6 +18,7 @@ __all__ = [
     "judged_urls",
     "new_event",
     "require",
+    "url_of",
     "with_string",
 ]
 
@@ -85,6 +86,11 @@ def require(value: Any, kind: type, what: str) -> Any:
     if not isinstance(value, kind):
         raise FormatError(f"{what} is {type(value).__name__}, expected {kind.__name__}")
     return value
+
+
+def url_of(item: Any) -> Any:
+    """The `url` of a citation or annotation object; None for anything else."""
+    return item.get("url") if isinstance(item, dict) else None
 
 
 def judged_urls(texts: Texts, urls: dict[str, bool], url: Any, *, image: bool = False) -> bool:

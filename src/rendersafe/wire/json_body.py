@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..errors import FormatError
-from .dialect import dumps, judged_urls
+from .dialect import dumps, judged_urls, url_of
 from .json_path import Holder, json_path_fields
 from .text_streams import Texts
 
@@ -85,7 +85,7 @@ class JsonCodec:
         for holder, key in list(_citation_lists(data)):
             notes = holder[key]
             if isinstance(notes, list):
-                kept = [n for n in notes if judged_urls(self.texts, self._urls, _url(n))]
+                kept = [n for n in notes if judged_urls(self.texts, self._urls, url_of(n))]
                 if len(kept) != len(notes):
                     holder[key], changed = kept, True
         return changed
@@ -108,10 +108,6 @@ def _every_string(data: Any) -> Iterator[Holder]:
             yield data, key
         else:
             yield from _every_string(value)
-
-
-def _url(note: Any) -> Any:
-    return note.get("url") if isinstance(note, dict) else None
 
 
 def _is_chat(data: dict[str, Any]) -> bool:
