@@ -133,10 +133,17 @@ def test_internal_error_raises_sanitize_error(monkeypatch: pytest.MonkeyPatch) -
     assert isinstance(info.value.__cause__, RuntimeError)
 
 
-def test_unsettled_output_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unsettled_output_is_neutralised_not_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("rendersafe.units.settle.MAX_PASSES", 1)
-    with pytest.raises(SanitizeError, match="still changing"):
-        Sanitizer().run(EVIL)
+    reply = "Intro text. " + EVIL + " see https://docs.example/page and <b>bold</b>"
+    result = Sanitizer().run(reply)
+    assert result.text.startswith("Intro text. ")
+    assert "<" not in result.text.replace("&lt;", "")
+    assert "[" not in result.text.replace("\\[", "")
+    assert "https://" not in result.text
+    assert result.findings[-1].reasons == (Reason.UNSETTLED,)
+    assert result.findings[-1].action == "neutralised"
+    assert Sanitizer().run(result.text).text == result.text  # idempotent
 
 
 def test_context_must_map_str_to_str() -> None:

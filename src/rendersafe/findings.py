@@ -59,6 +59,7 @@ class Reason(StrEnum):
     MALFORMED_HTML = "malformed_html"
     RAW_HTML_POLICY = "raw_html_policy"
     HOLD_LIMIT = "hold_limit"
+    UNSETTLED = "unsettled"
 
 
 class Finding(BaseModel):

@@ -17,7 +17,14 @@ from typing import Any
 from bleach.html5lib_shim import Filter
 from bleach.sanitizer import Cleaner
 
-from .review import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, NO_ATTRIBUTES, URL_ATTRIBUTES, Problem
+from .review import (
+    ALLOWED_ATTRIBUTES,
+    ALLOWED_TAGS,
+    NO_ATTRIBUTES,
+    URL_ATTRIBUTES,
+    Problem,
+    decoded_attribute,
+)
 
 __all__ = ["clean"]
 
@@ -88,7 +95,12 @@ def _cleaner(schemes: frozenset[str]) -> Cleaner:
 def _keep_attribute(tag: str, name: str, value: str) -> bool:
     if name not in ALLOWED_ATTRIBUTES.get(tag, NO_ATTRIBUTES):
         return False
-    return (tag, name, value) not in _JOB.get(_NO_JOB).dropped
+    dropped = _JOB.get(_NO_JOB).dropped
+    if not dropped:
+        return True
+    # bleach hands the value as written; the problems name it as the browser reads it.
+    decoded = decoded_attribute(value) if "&" in value else value
+    return (tag, name, decoded) not in dropped
 
 
 class _Rewrite(Filter):  # type: ignore[misc]

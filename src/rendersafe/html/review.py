@@ -31,6 +31,7 @@ __all__ = [
     "Element",
     "Problem",
     "UrlCheck",
+    "decoded_attribute",
     "elements",
     "review",
     "static_reasons",
@@ -125,11 +126,35 @@ def elements(fragment: str, *, nested: int = 0) -> Iterator[Element | Reason]:
             attributes = dict(data) if isinstance(data, dict) else {k: v for k, v in data}
             yield Element(str(token["name"]).lower(), attributes, end=kind == "EndTag")
             for value in attributes.values() if nested else ():
-                yield from _inside(str(value), nested)
+                if _literal_lt(str(value), fragment):
+                    yield from _inside(str(value), nested)
         elif kind == "ParseError" and "eof" in str(token.get("data", "")).lower():
             yield Reason.MALFORMED_HTML
         elif kind == "Comment" and nested:
             yield from _inside(str(token.get("data", "")), nested)
+
+
+def _literal_lt(value: str, fragment: str) -> bool:
+    """Does a `<` in the decoded attribute `value` stand in the source as written? An
+    escaped one (`&lt;`) is text to every renderer; python-markdown ends a tag only at
+    a literal `>` after a literal `<`."""
+    pos = value.find("<")
+    while pos >= 0:
+        if fragment.find(value[pos : pos + 2], 1) > 0:
+            return True
+        pos = value.find("<", pos + 1)
+    return False
+
+
+def decoded_attribute(raw: str) -> str:
+    """An attribute value as written (entities and all) as the browser decodes it:
+    what `elements()` yields for it."""
+    quote = "'" if '"' in raw else '"'
+    for token in HTMLTokenizer(f"<x a={quote}{raw}{quote}>"):
+        data = token.get("data")
+        if isinstance(data, dict) and "a" in data:
+            return str(data["a"])
+    return raw
 
 
 def _inside(text: str, nested: int) -> Iterator[Element | Reason]:

@@ -9,7 +9,8 @@ returned:
                                                                  rules     readings
 
 and splices the edits into the original text. When anything changed, the output
-is checked again until a pass finds nothing (a fixpoint). A pass reads the `Carry`
+is checked again until a pass finds nothing (a fixpoint); a unit that does not settle
+is neutralised by construction (`fallback`), never refused. A pass reads the `Carry`
 of the units before and returns a `Delta`; the carry after the unit is the one
 folded with the other. One-shot and streaming both go through here.
 """
@@ -25,13 +26,13 @@ from ..engine.edits import splice
 from ..engine.source import Normalised, SourceText
 from ..engine.state import Compiled, Pass
 from ..engine.trust import CodeTrust
-from ..errors import SanitizeError
-from ..findings import Finding
+from ..findings import Construct, Finding
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
 from ..markdown.rules import walk
 from ..policy import Policy
+from .fallback import neutralise_unit, unsettled_finding
 from .forced_cut import close_openers
 from .placement import Placement
 from .segment import Unit
@@ -89,24 +90,38 @@ class UnitSanitizer:
         """Sanitise `unit` to a fixpoint, read inside what the text sent left open."""
         unit = replace(unit, prefix=sent.context(unit))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
-        findings = list(first.findings)
-        current = first
-        for _ in range(MAX_PASSES - 1):
-            if not current.findings:
-                break
-            again = replace(unit, text=current.text)
-            current = self._pass(again, carry, _Reading(context, recheck=True))
-            findings.extend(current.findings)
-        else:
-            if current.findings:
-                raise SanitizeError(
-                    f"output still changing after {MAX_PASSES} passes; refusing to emit it"
-                )
+        current, findings = self._to_fixpoint(unit, carry, first, context)
         sent.record(unit, current.text)
         # The definitions are those of the text sent (the last pass: cleaning can
         # expose one), the labels every label an image used in any pass.
         delta = current.delta.with_labels(first.delta.image_labels)
         return Settled(current.text, tuple(findings), carry.after(delta, unit.text, unit.forced))
+
+    def _to_fixpoint(
+        self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
+    ) -> tuple[_Outcome, list[Finding]]:
+        """Re-check the output until a pass changes nothing; a unit that does not
+        settle is neutralised (never refused: a refusal is a denial of service)."""
+        findings, current = list(first.findings), first
+        for _ in range(MAX_PASSES - 1):
+            if not current.findings:
+                return current, findings
+            again = replace(unit, text=current.text)
+            current = self._pass(again, carry, _Reading(context, recheck=True))
+            findings.extend(current.findings)
+        if not current.findings:
+            return current, findings
+        return self._neutralised(unit, carry, first, context)
+
+    def _neutralised(
+        self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
+    ) -> tuple[_Outcome, list[Finding]]:
+        text = neutralise_unit(unit, self.rules.markers.link)
+        # One more pass reads what the neutralised text leaves for the next unit.
+        outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
+        construct = first.findings[0].kind if first.findings else Construct.HTML
+        note = unsettled_finding(unit, carry.line + 1, carry.column + 1, construct, context)
+        return replace(outcome, findings=()), [*first.findings, note]
 
     def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
         normal = Normalised(unit.prefix + unit.text)

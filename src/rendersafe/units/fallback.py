@@ -1,0 +1,48 @@
+"""The answer for a unit whose re-check does not settle: safe by construction.
+
+Every pass that changes a unit is checked again; one that keeps changing means two
+readings disagree about what an edit did. Refusing the reply would let an attacker
+who can make a model write one odd tag deny every reply, so the unit is neutralised
+instead, without any parser's opinion: every `<` and `[` is escaped (no tag, comment,
+autolink, link, image or reference can start) and every word a renderer could link
+is removed. What a stream already sent of the unit (up to its first opener or
+URL-like word) is not touched.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..engine.triggers import URLISH
+from ..findings import Action, Construct, Finding, Reason
+from .segment import Unit
+
+__all__ = ["neutralise_unit", "unsettled_finding"]
+
+_OPENERS = re.compile(r"[<\[]")
+_WORD = re.compile(r"\S+")
+
+
+def neutralise_unit(unit: Unit, link_marker: str) -> str:
+    """`unit.text` with every opener escaped and every URL-like word replaced by
+    `link_marker` (already escaped for Markdown)."""
+    escaped = _OPENERS.sub(lambda m: "&lt;" if m.group() == "<" else "\\[", unit.text)
+    return _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), escaped)
+
+
+def unsettled_finding(
+    unit: Unit, line: int, column: int, construct: Construct, context: dict[str, str]
+) -> Finding:
+    """The finding that explains a neutralised unit (1-based `line` and `column`)."""
+    return Finding(
+        kind=construct,
+        action=Action.NEUTRALISED,
+        reasons=(Reason.UNSETTLED,),
+        line=line,
+        column=column,
+        start=unit.start,
+        end=unit.start + len(unit.text),
+        detail="the re-check did not settle: openers escaped, URLs removed in this block",
+        detector="lexical",
+        context=context,
+    )
