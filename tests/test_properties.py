@@ -132,6 +132,24 @@ def test_no_renderer_leaks_markup_soup(text: str) -> None:
     assert violations(output, payloads=[PAYLOAD[:24]]) == [], output
 
 
+# Attribute values spelled with character references: each one used to make the
+# re-check oscillate and refuse the reply (tests/fixtures/default/refusals_*.md).
+ATTRIBUTE_ATOMS = [
+    '<img src="', '<a href="', '<abbr title="', '<img alt="', '"', "'", ">", "</a>", " ",
+    "https://example.com/c.png?w=1", "https://evil.example/p.png", "&amp;", "&Tab;",
+    "&colon;", "&#104;", "&#x2F;", "&lt;", "&gt;", "&shy;", "&copy", "h=2", "<", "x",
+]  # fmt: skip
+attribute_soup = st.lists(st.sampled_from(ATTRIBUTE_ATOMS), max_size=24).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(attribute_soup)
+def test_character_references_never_refuse_nor_leak(text: str) -> None:
+    result = S.run(text)  # never raises: no reply is refused
+    assert S.run(result.text).text == result.text
+    assert violations(result.text, payloads=[]) == [], result.text
+
+
 @SETTINGS
 @given(st.text(max_size=300))
 def test_arbitrary_unicode_never_crashes(text: str) -> None:
