@@ -124,6 +124,21 @@ class UnitSanitizer:
         return replace(outcome, findings=()), [*first.findings, note]
 
     def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
+        outcome = self._read(unit, carry, reading)
+        if not unit.prefix.startswith("<") or not reading.in_context:
+            return outcome
+        # python-markdown reads the unit inside the raw block the text sent leaves open;
+        # CommonMark renderers ended that block at the blank line before the unit, and
+        # read it as Markdown. Both readings judge it (the second as prose, no code
+        # trusted, with the first's edits in place).
+        prose = _Reading(reading.context, recheck=reading.recheck or bool(outcome.findings))
+        prose = replace(prose, in_context=False)
+        again = self._read(replace(unit, text=outcome.text, prefix=""), carry, prose)
+        delta = again.delta.with_labels(outcome.delta.image_labels)
+        return _Outcome(again.text, outcome.findings + again.findings, delta)
+
+    def _read(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
+        """One reading of `unit`: its edits applied, its findings placed."""
         normal = Normalised(unit.prefix + unit.text)
         source = SourceText.of(normal.text)
         # A unit starts a block at column 0. When an edit leaves it starting blank or
@@ -142,7 +157,7 @@ class UnitSanitizer:
             # A raw block cleaned from its first tag: judge the unit on its own, all
             # of it as prose (inside the raw block, code may not be code).
             alone = replace(reading, in_context=False)
-            return self._pass(replace(unit, prefix=""), carry, alone)
+            return self._read(replace(unit, prefix=""), carry, alone)
         output = unit.prefix + unit.text
         edits = [normal.edit(e) for e in ps.edits if e.start >= skip]
         if edits:
