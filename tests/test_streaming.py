@@ -291,3 +291,21 @@ def test_sanitize_stream_and_async() -> None:
         return "".join([piece async for piece in asanitize_stream(source())])
 
     assert asyncio.run(collect()) == sanitize(text)
+
+
+@pytest.mark.parametrize("size", [1, 3, 17])
+def test_a_neutralised_unit_streams_as_it_runs(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    # With one pass allowed, every changed unit takes the fallback: the stream must
+    # still equal the one-shot run, and never change what it sent already.
+    monkeypatch.setattr("rendersafe.units.settle.MAX_PASSES", 1)
+    reply = (
+        "Plain intro, sent at once.\n\nSee ![c](https://evil.example/c.png) and "
+        "https://docs.example/page, <b>bold</b>.\n\nAnd a [link](https://ok.example/)."
+    )
+    stream = S.stream()
+    pieces = [stream.feed(reply[i : i + size]) for i in range(0, len(reply), size)]
+    out = "".join(pieces) + stream.close()
+    assert out == S.run(reply).text
+    assert out.startswith("Plain intro, sent at once.\n\nSee ")
+    assert "evil.example" not in out
+    assert any(f.reasons == (Reason.UNSETTLED,) for f in stream.findings)
