@@ -1,0 +1,100 @@
+"""Long-run fuzzing: soup from every ingredient, through rendersafe, then every renderer.
+
+    python benchmarks/fuzz_soup.py --cases 200000 --seed 1 [--js] [--out failures.jsonl]
+
+For each case: sanitise (never a `SanitizeError`), render the output with every Python
+renderer (and, with --js, every JavaScript renderer in tests/js, in batches), and check
+that nothing is fetched off the allowlist, no script URL and no event handler survive,
+the output is idempotent, and streaming in random chunks equals the one-shot run.
+Prints the count per class of failure and writes each failing input to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+sys.path.insert(0, str(TESTS))
+
+from rendersafe import Sanitizer  # noqa: E402
+from soup import ATOMS, page_problems, problems  # noqa: E402
+
+S = Sanitizer()
+
+
+def case(rng: random.Random) -> str:
+    """One soup of up to 40 ingredients."""
+    return "".join(rng.choice(ATOMS) for _ in range(rng.randint(1, 40)))
+
+
+def check(text: str, rng: random.Random) -> list[str]:
+    """The classes of failure of one case (Python renderers)."""
+    try:
+        output = S.run(text).text
+    except Exception as exc:
+        return [f"refused: {type(exc).__name__}"]
+    failures = [
+        p.split(":")[0] + ": " + p.split(": ", 1)[1].split(" <")[0] for p in problems(output)
+    ]
+    if S.run(output).text != output:
+        failures.append("not idempotent")
+    stream, size, sent = S.stream(), rng.randint(1, 9), ""
+    for start in range(0, len(text), size):
+        sent += stream.feed(text[start : start + size])
+    if sent + stream.close() != output:
+        failures.append("stream != one-shot")
+    return failures
+
+
+def js_failures(outputs: list[str]) -> list[list[str]]:
+    """The JavaScript renderers' problems for each output, in one Node.js process."""
+    done = subprocess.run(
+        ["node", str(TESTS / "js" / "render.mjs")],
+        input=json.dumps(outputs), capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    pages: list[dict[str, str]] = json.loads(done.stdout)
+    return [[p for name, html in page.items() for p in page_problems(html, name)] for page in pages]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--js", action="store_true", help="also the JavaScript renderers")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    rng, counts, start = random.Random(args.seed), Counter[str](), time.process_time()
+    failing: list[dict[str, object]] = []
+    batch: list[tuple[str, str]] = []
+    for _ in range(args.cases):
+        text = case(rng)
+        found = check(text, rng)
+        counts.update(set(found))
+        if found:
+            failing.append({"input": text, "failures": sorted(set(found))})
+        if args.js:
+            batch.append((text, S.run(text).text))
+        if len(batch) >= 500 or (batch and _ == args.cases - 1):
+            for (text_in, _out), js in zip(batch, js_failures([o for _t, o in batch]), strict=True):
+                classes = {p.split(" <")[0] for p in js}
+                counts.update(classes)
+                if classes:
+                    failing.append({"input": text_in, "failures": sorted(classes)})
+            batch = []
+    seconds = time.process_time() - start
+    print(f"{args.cases} cases in {seconds:.0f} s CPU, {len(failing)} failing")
+    for name, count in counts.most_common():
+        print(f"  {count:7d}  {name}")
+    if args.out is not None:
+        args.out.write_text("".join(json.dumps(f) + "\n" for f in failing), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
