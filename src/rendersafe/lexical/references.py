@@ -50,12 +50,18 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping
             for key in definitions[index].keys:
                 active.setdefault(key, []).append(definitions[index])
             index += 1
-        if not active or text.startswith(":", bracket.close + 1) or bracket.anchor in ps.claimed:
+        if not active or bracket.anchor in ps.claimed or _defines(text, bracket):
             continue
         keys, end = usage(text, bracket, pairs)
         found = [d for key in keys for d in active.get(key, ())]
         if found:
             _use(ps, bracket, end, found)
+
+
+def _defines(text: str, bracket: Bracket) -> bool:
+    """Is `bracket` the label of a definition rather than a use? `![r]:` never is:
+    python-markdown renders it as the image `r` followed by a colon."""
+    return bracket.bang < 0 and text.startswith(":", bracket.close + 1)
 
 
 def _definitions(
