@@ -13,7 +13,7 @@ import re
 from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.state import Pass
-from ..findings import Action, Construct
+from ..findings import Action, Construct, Reason
 from ..urls import Role, Verdict
 from .decide import judge_reading
 
@@ -31,6 +31,8 @@ _URL_ATTRIBUTE = re.compile(
     re.IGNORECASE,
 )
 _LINK_ATTRIBUTES = frozenset({"href", "action", "formaction", "ping", "cite", "xlink:href"})
+# An event handler: script that runs without a click (onerror, onload, onfocus...).
+_HANDLER = re.compile(r"(?<![\w-])on[a-z]+\s*=", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re.IGNORECASE)
 
 
@@ -58,17 +60,14 @@ def tags(ps: Pass, code: Regions, html: Regions) -> None:
 def _judge_tag(ps: Pass, pos: int, tag: str, openers: int = 1) -> None:
     verdict = _tag_verdict(ps, tag)
     if verdict is not None:
-        edit = Edit(pos, pos + openers, ("&lt;" * openers,))
         reasons, detail = verdict.reasons, _tag_name(tag)
-        ps.change(
-            edit,
-            Construct.HTML,
-            Action.NEUTRALISED,
-            reasons,
-            verdict=verdict,
-            detail=detail,
-            detector="lexical",
-        )
+    elif _HANDLER.search(tag):
+        reasons, detail = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{_tag_name(tag)}[on*]"
+    else:
+        return
+    edit = Edit(pos, pos + openers, ("&lt;" * openers,))
+    construct, action = Construct.HTML, Action.NEUTRALISED
+    ps.change(edit, construct, action, reasons, verdict=verdict, detail=detail, detector="lexical")
 
 
 def _tag_name(tag: str) -> str:
