@@ -22,8 +22,9 @@ __all__ = ["tags"]
 _TAG_START = re.compile(r"<[a-zA-Z]")
 _ENTITY_GLUED = re.compile(r"(<+)(?:&#?\w{1,32};)+(?=[a-zA-Z])")
 TAG_WINDOW = 1024
+# A tag as a browser tokenises it: an attribute name runs to white space, `/`, `>` or `=`.
 _TAG = re.compile(
-    r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/"']+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
+    r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
 )
 _URL_ATTRIBUTE = re.compile(
     r"""(?<![\w-])(src|href|srcset|poster|background|action|formaction|data|lowsrc|dynsrc"""
@@ -31,6 +32,8 @@ _URL_ATTRIBUTE = re.compile(
     re.IGNORECASE,
 )
 _LINK_ATTRIBUTES = frozenset({"href", "action", "formaction", "ping", "cite", "xlink:href"})
+# Tags whose `href` the browser fetches as it renders: SVG images and uses, styles, scripts.
+_FETCHING_HREF = frozenset({"image", "use", "feimage", "link", "script"})
 # An event handler: script that runs without a click (onerror, onload, onfocus...).
 _HANDLER = re.compile(r"(?<![\w-])on[a-z]+\s*=", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re.IGNORECASE)
@@ -77,10 +80,11 @@ def _tag_name(tag: str) -> str:
 
 
 def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:
+    fetching = _tag_name(tag) in _FETCHING_HREF
     for match in _URL_ATTRIBUTE.finditer(tag):
         name = match.group(1).lower()
         value = match.group(2).strip("\"'")
-        role = Role.LINK if name in _LINK_ATTRIBUTES else Role.IMAGE
+        role = Role.LINK if name in _LINK_ATTRIBUTES and not fetching else Role.IMAGE
         for url in _attribute_urls(name, value):
             verdict = judge_reading(ps, url, role)
             if verdict is not None:
