@@ -75,8 +75,14 @@ def _url_problems(url: Url, hosts: tuple[str, ...]) -> Iterator[str]:
 
 
 def problems(text: str, image_hosts: Iterable[str] = ()) -> list[str]:
-    """What any Python renderer would do wrong with `text`."""
+    """What any Python renderer would do wrong with `text` (a renderer that crashes on
+    it shows nothing, so it has nothing to report)."""
     hosts = tuple(image_hosts)
-    return [
-        p for name, render in RENDERERS.items() for p in page_problems(render(text), name, hosts)
-    ]
+    found = []
+    for name, render in RENDERERS.items():
+        try:
+            html = render(text)
+        except Exception:
+            continue
+        found.extend(page_problems(html, name, hosts))
+    return found
