@@ -18,7 +18,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from rendersafe import Policy, Reason
-from rendersafe.urls import Role, UrlJudge
+from rendersafe.urls import Role, UrlJudge, parse_url
 
 # Reasons that mean "this URL carries data", as opposed to "this host is not allowed".
 DATA_REASONS = frozenset(
@@ -95,6 +95,12 @@ def test_honest_links_carry_no_data(name: str) -> None:
     flagged = {url: sorted(_data_reasons(url)) for url in urls if _data_reasons(url)}
     assert flagged == {}
     assert len(urls) >= (1000 if name == "real_urls.txt" else 100)
+
+
+@pytest.mark.parametrize("name", ["real_urls.txt", "benign_urls.txt"])
+def test_honest_links_reach_one_host_in_every_renderer(name: str) -> None:
+    """markdown-it's serialisation and the browser's reading agree on every honest host."""
+    assert [url for url in _load(name) if parse_url(url).mdurl_host is not None] == []
 
 
 @pytest.mark.parametrize("url", _load("exfil_urls.txt"))

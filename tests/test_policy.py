@@ -55,6 +55,17 @@ def test_hosts_are_normalised() -> None:
             "only the host",
         ),
         ({"allowed_image_hosts": ["*.example.com"]}, "allowed_image_hosts", "wildcard"),
+        ({"allowed_image_hosts": ["cdn.example.com:0"]}, "allowed_image_hosts", "1 to 65535"),
+        ({"allowed_image_hosts": ["cdn.example.com:65536"]}, "allowed_image_hosts", "1 to 65535"),
+        ({"allowed_image_hosts": ["cdn.example.com:84a"]}, "allowed_image_hosts", "host:port"),
+        ({"allowed_image_hosts": ["cdn.example.com:"]}, "allowed_image_hosts", "host:port"),
+        ({"allowed_image_hosts": ["github.io:8443"]}, "allowed_image_hosts", "public suffix"),
+        ({"blocked_hosts": ["evil.example:8080"]}, "blocked_hosts", "every port"),
+        (
+            {"blocked_hosts": ["a.example"], "allowed_image_hosts": ["a.example:8443"]},
+            "allowed_image_hosts",
+            "remove it from one",
+        ),
         ({"allowed_link_schemes": ["javascript"]}, "allowed_link_schemes", "never allowed"),
         ({"allowed_link_schemes": ["data"]}, "allowed_link_schemes", "never allowed"),
         (
@@ -85,6 +96,24 @@ def test_unsafe_or_contradictory_settings_raise_policy_error(
 def test_policy_error_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="public suffix"):
         Policy(allowed_image_hosts=["github.io"])
+
+
+def test_port_entries_are_normalised() -> None:
+    policy = Policy(
+        allowed_image_hosts=["CDN.example.com:08443", "a.example.com:443", "b.example.com:80"],
+        trusted_link_hosts=["docs.example.com:9000"],
+    )
+    assert policy.allowed_image_hosts == ("cdn.example.com:8443", "a.example.com", "b.example.com")
+    assert policy.trusted_link_hosts == ("docs.example.com:9000",)
+
+
+@pytest.mark.parametrize(
+    "entry", ["windows.net", "fastly.net", "scw.cloud", "amazoncognito.com", "fedoraproject.org"]
+)
+def test_a_parent_of_a_private_suffix_is_accepted(entry: str) -> None:
+    """Refusing these would refuse the organisations that own them; the allowlist
+    admits only their own site instead (see test_urls)."""
+    assert Policy(allowed_image_hosts=[entry]).allowed_image_hosts == (entry,)
 
 
 def test_registrable_domain_of_a_private_suffix_is_fine() -> None:

@@ -6,9 +6,11 @@ import ada_url
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it.common.normalize_url import normalizeLink
 
 from rendersafe import Policy, Reason
 from rendersafe.urls import Role, UrlJudge, parse_url, redact, split_href
+from rendersafe.urls.hosts import HostSet
 
 JUDGE = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com", "example.org"]))
 
@@ -61,7 +63,8 @@ def test_unparseable_url() -> None:
         ("https://a.cdn.example.com/a.png", "drop"),
         ("https://cdn.example.com.evil.example/a.png", "drop"),
         ("https://notexample.org/a.png", "drop"),
-        ("https://cdn.example.com:8443/a.png", "keep"),
+        ("https://cdn.example.com:8443/a.png", "drop"),
+        ("https://cdn.example.com:443/a.png", "keep"),
     ],
 )
 def test_image_allowlist_matches_exactly_or_by_registrable_domain(raw: str, action: str) -> None:
@@ -138,7 +141,159 @@ def test_split_href_agrees_with_ada(raw: str) -> None:
     except ValueError:
         return
     p = split_href(str(url.href))
-    assert (p.username, p.password, p.host, p.path, p.query, p.fragment) == (
-        str(url.username), str(url.password), str(url.hostname), str(url.pathname),
-        str(url.search), str(url.hash),
+    assert (p.username, p.password, p.host, p.port, p.path, p.query, p.fragment) == (
+        str(url.username), str(url.password), str(url.hostname), str(url.port),
+        str(url.pathname), str(url.search), str(url.hash),
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("raw", "mdurl_host"),
+    [
+        ("https://example.\u217dom/", "example.xn--om-4xu"),  # SMALL ROMAN NUMERAL ONE HUNDRED
+        ("https://\uff45xample.com/", "xn--xample-hy68a.com"),  # full-width e
+        ("https://M\u00dcNCHEN.example/", "xn--mnchen-psa.example"),  # IDNA lower-cases it
+        ("https://cdn.example.com\\@evil.example/", "evil.example"),  # mdurl: userinfo
+        ("\u00a0//evil.example/x", "evil.example"),  # mdurl trims Unicode spaces
+        ("https://example.com\\:8443/", ""),  # markdown-it's serialisation does not parse
+    ],
+)
+def test_markdown_it_serialisation_reaches_another_host(raw: str, mdurl_host: str) -> None:
+    assert parse_url(raw).mdurl_host == mdurl_host
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "https://example.com/",
+        "https://m\u00fcnchen.example/",
+        "https://stra\u00dfe.example/",
+        "https://example\u3002com/",  # both map the ideographic full stop to `.`
+        "https://example\uff0ecom/",
+        "https://de.wikipedia.org/wiki/M\u00fcnchen",  # non-ASCII outside the host
+        "https://example.com/a\\b.png",
+        "/images/M\u00fcnchen.png",
+    ],
+)
+def test_markdown_it_serialisation_agrees(raw: str) -> None:
+    assert parse_url(raw).mdurl_host is None
+
+
+_HOSTISH = st.sampled_from(
+    ["https://", "http://", "//", "mailto:", "a", "Ex", "xn--mnchen-3ya", ".", "..", ":", "8443",
+     ":0443", "@", "u:p@", "/", "?", "#", "%2e", "%41", "[", "]", "::1", ";", "{", "|", "'",
+     "~", "-", "_", "=", "&", "+", "$", "!", "*", "(", ")", ",", "^", "`", '"', "<", ">"]
+)  # fmt: skip
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_HOSTISH, min_size=1, max_size=10).map("".join))
+def test_only_sensitive_characters_change_the_host(raw: str) -> None:
+    """In http(s), printable ASCII other than `\\` leaves markdown-it's host and port as
+    the browser's, which is why the second reading is skipped for it. (Other schemes
+    keep an opaque host, which matches no allowlist entry either way.)"""
+    original = parse_url(raw)
+    serialised = parse_url(normalizeLink(raw))
+    if original.scheme in ("http", "https"):
+        assert (serialised.host, serialised.port) == (original.host, original.port)
+
+
+def test_image_host_only_one_reading_allows_is_ambiguous() -> None:
+    for raw in ("https://cdn.\uff45xample.com/x.png", "https://cdn.example.com\\@evil.zz/x.png"):
+        assert JUDGE.judge(raw, Role.IMAGE).reasons == (Reason.AMBIGUOUS_HOST,)
+    other = "https://evil.\uff45xample/x.png"
+    assert JUDGE.judge(other, Role.IMAGE).reasons == (Reason.IMAGE_HOST_NOT_ALLOWED,)
+
+
+def test_ambiguous_image_goes_through_the_proxy_by_its_browser_href() -> None:
+    proxy = {"url": "https://chat.example.com/img", "key": "k" * 32}
+    judge = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com"], image_proxy=proxy))
+    verdict = judge.judge("https://cdn.\uff45xample.com/x.png", Role.IMAGE)
+    assert (verdict.action, verdict.url.href) == ("proxy", "https://cdn.example.com/x.png")
+
+
+def test_either_reading_can_block_and_neither_alone_is_trusted() -> None:
+    judge = UrlJudge(Policy(trusted_link_hosts=["docs.example.com"], blocked_hosts=["evil.zz"]))
+    blocked = judge.judge("https://docs.example.com\\@evil.zz/", Role.LINK)
+    assert blocked.reasons == (Reason.BLOCKED_HOST,)
+    data = "?d=VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZl"
+    assert judge.judge("https://docs.example.com/" + data, Role.LINK).action == "keep"
+    assert judge.judge("https://docs.\uff45xample.com/" + data, Role.LINK).action == "drop"
+    assert judge.judge("https://docs.\uff45xample.com/", Role.LINK).action == "keep"
+
+
+def test_relative_image_markdown_it_makes_remote() -> None:
+    judge = UrlJudge(Policy(allow_relative_images=True, blocked_hosts=["evil.zz"]))
+    assert judge.judge("\u00a0//a.zz/x.png", Role.IMAGE).reasons == (Reason.AMBIGUOUS_HOST,)
+    assert judge.judge("\u00a0//evil.zz/x.png", Role.IMAGE).reasons == (Reason.BLOCKED_HOST,)
+    assert judge.judge("/M\u00fcnchen.png", Role.IMAGE).action == "keep"
+
+
+@pytest.mark.parametrize(
+    ("raw", "reasons"),
+    [
+        ("https://cdn.example.com:8443/x.png", (Reason.IMAGE_PORT_NOT_ALLOWED,)),
+        ("http://cdn.example.com:443/x.png", (Reason.IMAGE_PORT_NOT_ALLOWED,)),
+        ("https://img.example.org:8443/x.png", (Reason.IMAGE_PORT_NOT_ALLOWED,)),
+        ("https://evil.example:8443/x.png", (Reason.IMAGE_HOST_NOT_ALLOWED,)),
+        ("https://cdn.example.com:443/x.png", ()),
+        ("http://cdn.example.com:80/x.png", ()),
+        ("https://cdn.example.com:00443/x.png", ()),
+    ],
+)
+def test_image_ports_are_part_of_the_origin(raw: str, reasons: tuple[Reason, ...]) -> None:
+    assert JUDGE.judge(raw, Role.IMAGE).reasons == reasons
+
+
+def test_port_entries_admit_their_port_only() -> None:
+    judge = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com:8443", "example.org:9000"]))
+    assert judge.judge("https://cdn.example.com:8443/x.png", Role.IMAGE).action == "keep"
+    assert judge.judge("https://img.example.org:9000/x.png", Role.IMAGE).action == "keep"
+    assert judge.judge("https://cdn.example.com/x.png", Role.IMAGE).reasons == (
+        Reason.IMAGE_PORT_NOT_ALLOWED,
+    )
+    assert judge.judge("https://cdn.example.com:8444/x.png", Role.IMAGE).action == "drop"
+
+
+def test_links_keep_their_port_but_trust_is_per_origin() -> None:
+    judge = UrlJudge(Policy(trusted_link_hosts=["docs.example.com"], blocked_hosts=["evil.zz"]))
+    data = "?d=VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZl"
+    assert judge.judge("http://localhost:8000/docs", Role.LINK).action == "keep"
+    assert judge.judge("https://docs.example.com:443/" + data, Role.LINK).action == "keep"
+    assert judge.judge("https://docs.example.com:8443/" + data, Role.LINK).action == "drop"
+    assert judge.judge("https://evil.zz:8080/", Role.LINK).reasons == (Reason.BLOCKED_HOST,)
+
+
+@pytest.mark.parametrize(
+    ("entry", "host", "admitted"),
+    [
+        ("windows.net", "www.windows.net", True),
+        ("windows.net", "a.b.windows.net", True),
+        ("windows.net", "tenant.blob.core.windows.net", False),
+        ("windows.net", "x.tenant.blob.core.windows.net", False),
+        ("fastly.net", "attacker.global.ssl.fastly.net", False),
+        ("amazoncognito.com", "x.auth.us-east-1.amazoncognito.com", False),
+        ("amazoncognito.com", "login.amazoncognito.com", True),
+        ("scw.cloud", "bucket.s3.fr-par.scw.cloud", False),
+        ("me.github.io", "img.me.github.io", True),
+        ("example.com", "a.b.example.com", True),
+        ("cdn.example.com", "a.cdn.example.com", False),
+    ],
+)
+def test_a_domain_entry_admits_its_own_site_only(entry: str, host: str, admitted: bool) -> None:
+    assert (host in HostSet([entry])) is admitted
+
+
+def test_a_blocklist_crosses_suffixes() -> None:
+    blocked = HostSet(["windows.net"], cross_suffixes=True)
+    assert "tenant.blob.core.windows.net" in blocked
+
+
+def test_host_set_ports() -> None:
+    hosts = HostSet(["cdn.example.com", "img.example.com:8443"])
+    assert hosts.admits("cdn.example.com")
+    assert not hosts.admits("cdn.example.com", "8443")
+    assert hosts.admits("img.example.com", "8443")
+    assert not hosts.admits("img.example.com")
+    assert hosts.admits_host("img.example.com")
+    assert not hosts.admits_host("evil.example")

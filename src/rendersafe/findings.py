@@ -37,6 +37,8 @@ class Reason(StrEnum):
     """Why a construct was changed. The codes are stable: alert on them."""
 
     IMAGE_HOST_NOT_ALLOWED = "image_host_not_allowed"
+    IMAGE_PORT_NOT_ALLOWED = "image_port_not_allowed"
+    AMBIGUOUS_HOST = "ambiguous_host"
     RELATIVE_IMAGE = "relative_image"
     DATA_IMAGE = "data_image"
     SCHEME_NOT_ALLOWED = "scheme_not_allowed"

@@ -15,7 +15,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from .errors import PolicyError
-from .urls.hosts import SHARED_TENANT_HOSTS, is_ip_literal, normalise_host, split_host
+from .urls.hosts import (
+    SHARED_TENANT_HOSTS,
+    is_ip_literal,
+    normalise_host,
+    split_host,
+    split_port,
+)
 
 __all__ = ["ImageProxy", "Policy", "Thresholds"]
 
@@ -24,6 +30,8 @@ FORBIDDEN_SCHEMES = frozenset({"javascript", "vbscript", "file", "data", "blob",
 
 _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
 _NOT_A_HOST = re.compile(r"[/:@*?#\s\\]")
+# A URL's default port is not serialised (WHATWG), so a bare entry already names it.
+_DEFAULT_PORTS = frozenset({80, 443})
 
 
 class Thresholds(BaseModel):
@@ -180,7 +188,7 @@ class Policy(BaseModel):
     def _contradictions(self) -> Policy:
         blocked = set(self.blocked_hosts)
         for field in ("allowed_image_hosts", "trusted_link_hosts"):
-            both = blocked.intersection(getattr(self, field))
+            both = blocked.intersection(split_port(e)[0] for e in getattr(self, field))
             if both:
                 raise PolicyError(
                     field, f"{sorted(both)} also in blocked_hosts; remove it from one of the lists"
@@ -218,18 +226,36 @@ def _host_entries(field: str, value: Any) -> tuple[str, ...]:
 
 def _host_entry(field: str, raw: str) -> str:
     entry = raw.strip()
-    if not entry or _NOT_A_HOST.search(entry.strip("[]")):
+    host_part, port = _entry_port(field, raw, entry)
+    if not host_part or _NOT_A_HOST.search(host_part.strip("[]")):
         raise PolicyError(
             field,
             f"{raw!r} is not a host name; give only the host, e.g. 'cdn.example.com' "
-            "(no scheme, path, port or wildcard; a registrable domain admits its subdomains)",
+            "(no scheme, path or wildcard; a registrable domain admits its subdomains; "
+            "'host:port' names a non-default port)",
         )
-    host = normalise_host(entry)
+    host = normalise_host(host_part)
     if host is None:
         raise PolicyError(field, f"{raw!r} is not a valid host name")
     if field != "blocked_hosts":
         _refuse_shared(field, raw, host)
-    return host
+    return f"{host}:{port}" if port else host
+
+
+def _entry_port(field: str, raw: str, entry: str) -> tuple[str, str]:
+    """Split `host:port` and validate the port; "" when the entry names none, or a
+    default port (80, 443), which a bare entry already matches."""
+    host, port = split_port(entry)
+    if not port:
+        return entry, ""
+    if field == "blocked_hosts":
+        raise PolicyError(
+            field, f"{raw!r}: a blocked host is blocked on every port; give the host alone"
+        )
+    number = int(port)
+    if not 0 < number < 65536:
+        raise PolicyError(field, f"{raw!r}: the port must be a number from 1 to 65535")
+    return host, "" if number in _DEFAULT_PORTS else str(number)
 
 
 def _refuse_shared(field: str, raw: str, host: str) -> None:

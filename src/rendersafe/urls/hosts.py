@@ -20,6 +20,7 @@ __all__ = [
     "normalise_host",
     "registrable_domain",
     "split_host",
+    "split_port",
 ]
 
 # Hosts where anyone can publish content under a path, so allowing the host admits
@@ -102,29 +103,71 @@ def registrable_domain(host: str) -> str:
     return split_host(host)[1]
 
 
+def split_port(entry: str) -> tuple[str, str]:
+    """Split an allowlist entry `host` or `host:port` into (host, port); port "" if none."""
+    host, sep, port = entry.rpartition(":")
+    if not sep or not (port.isascii() and port.isdigit()) or host.endswith(":"):
+        return entry, ""
+    return host, port
+
+
 class HostSet:
-    """A compiled allowlist: exact hosts, plus registrable domains that admit subdomains.
+    """A compiled allowlist: exact hosts, plus registrable domains that admit their site.
 
     An entry that is a registrable domain (`example.com`) matches itself and every
-    subdomain; any other entry (`cdn.example.com`, an IP) matches only itself.
-    Entries must already be validated by the policy (no public suffixes).
+    subdomain *of the same site*: `windows.net` admits `www.windows.net`, not
+    `tenant.blob.core.windows.net`, whose registrable domain is its own (a public
+    suffix lies between). With `cross_suffixes` (for blocklists, where matching more
+    is the safe side) it matches every subdomain. Any other entry (`cdn.example.com`,
+    an IP) matches only itself. An entry `host:port` matches that host at that port
+    only; a bare entry matches the scheme's default port. Entries must already be
+    validated by the policy (no public suffixes).
     """
+
+    __slots__ = ("_cross", "_ports")
+
+    def __init__(self, entries: Iterable[str], *, cross_suffixes: bool = False) -> None:
+        by_port: dict[str, set[str]] = {}
+        for entry in entries:
+            host, port = split_port(entry)
+            by_port.setdefault(port, set()).add(host)
+        self._ports = {port: _Site(hosts) for port, hosts in by_port.items()}
+        self._cross = cross_suffixes
+
+    def __bool__(self) -> bool:
+        return bool(self._ports)
+
+    def __contains__(self, host: object) -> bool:
+        return isinstance(host, str) and self.admits(host)
+
+    def admits(self, host: str, port: str = "") -> bool:
+        """Does an entry match `host` at `port` ("" for the default port)?"""
+        site = self._ports.get(port)
+        return bool(host) and site is not None and site.admits(host, cross=self._cross)
+
+    def admits_host(self, host: str) -> bool:
+        """Does an entry match `host` at any port?"""
+        return any(site.admits(host, cross=self._cross) for site in self._ports.values())
+
+
+class _Site:
+    """The hosts of one port: exact entries, and domains that admit their subdomains."""
 
     __slots__ = ("_domains", "_exact")
 
-    def __init__(self, entries: Iterable[str]) -> None:
-        self._exact = frozenset(entries)
-        self._domains = frozenset(e for e in self._exact if registrable_domain(e) == e)
+    def __init__(self, hosts: Iterable[str]) -> None:
+        self._exact = frozenset(hosts)
+        self._domains = frozenset(h for h in self._exact if registrable_domain(h) == h)
 
-    def __bool__(self) -> bool:
-        return bool(self._exact)
-
-    def __contains__(self, host: object) -> bool:
-        if not isinstance(host, str) or not host:
-            return False
+    def admits(self, host: str, *, cross: bool) -> bool:
         if host in self._exact:
             return True
         if not self._domains:
             return False
         labels = host.split(".")
-        return any(".".join(labels[i:]) in self._domains for i in range(1, len(labels)))
+        for i in range(1, len(labels)):
+            domain = ".".join(labels[i:])
+            if domain in self._domains:
+                # Only now pay for the suffix lookup: is `host` still on the entry's site?
+                return cross or registrable_domain(host) == domain
+        return False

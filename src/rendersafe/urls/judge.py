@@ -5,7 +5,9 @@
     verdict.action, verdict.reasons   # "drop", (image_host_not_allowed, encoded_base64)
 
 The URL is parsed as the browser will (`parse`), then judged by its scheme, its host
-against the policy's lists, and the data its parts carry (`detect`).
+and port against the policy's lists, and the data its parts carry (`detect`). Where
+markdown-it's serialisation reaches another host than the raw string does, neither
+reading is allowed for images nor trusted for links, and either can be blocked.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class UrlJudge:
         self.policy = policy
         self._images = HostSet(policy.allowed_image_hosts)
         self._trusted = HostSet(policy.trusted_link_hosts)
-        self._blocked = HostSet(policy.blocked_hosts)
+        self._blocked = HostSet(policy.blocked_hosts, cross_suffixes=True)
         self._schemes = frozenset(policy.allowed_link_schemes)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
 
@@ -87,34 +89,59 @@ class UrlJudge:
             allowed = self.policy.allow_data_images and DATA_IMAGE.match(url.href)
             return _keep(url) if allowed else _drop(url, Reason.DATA_IMAGE)
         if url.relative:
-            reasons = self._data(url)
-            if not self.policy.allow_relative_images:
-                reasons.add(Reason.RELATIVE_IMAGE)
-            return _verdict(url, reasons)
+            return self._judge_relative_image(url)
         if url.scheme not in _IMAGE_SCHEMES:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
         return self._judge_remote_image(url)
+
+    def _judge_relative_image(self, url: ParsedUrl) -> Verdict:
+        reasons = self._data(url)
+        if not self.policy.allow_relative_images:
+            reasons.add(Reason.RELATIVE_IMAGE)
+        # mdurl trims Unicode spaces a browser keeps: `\xa0//host/x` is remote behind markdown-it.
+        if url.mdurl_host is not None:
+            reasons.add(Reason.BLOCKED_HOST if self._is_blocked(url) else Reason.AMBIGUOUS_HOST)
+        return _verdict(url, reasons)
 
     def _judge_remote_image(self, url: ParsedUrl) -> Verdict:
         if self._signed_by_proxy(url):
             return _keep(url)
         reasons = self._data(url) | self._nested_for_image(url)
-        if url.host in self._blocked:
+        if self._is_blocked(url):
             reasons.add(Reason.BLOCKED_HOST)
-        elif url.host not in self._images:
+        elif (refused := self._image_host(url)) is not None:
             if not reasons and self.policy.image_proxy is not None:
                 return Verdict("proxy", (), url)
-            reasons.add(Reason.IMAGE_HOST_NOT_ALLOWED)
+            reasons.add(refused)
         return _verdict(url, reasons)
+
+    def _image_host(self, url: ParsedUrl) -> Reason | None:
+        """Why the allowlist refuses the image's host and port (None: it does not)."""
+        if url.mdurl_host is not None:
+            allowed = self._images.admits_host(url.host) or self._images.admits_host(url.mdurl_host)
+            return Reason.AMBIGUOUS_HOST if allowed else Reason.IMAGE_HOST_NOT_ALLOWED
+        if self._images.admits(url.host, url.port):
+            return None
+        if self._images.admits_host(url.host):
+            return Reason.IMAGE_PORT_NOT_ALLOWED
+        return Reason.IMAGE_HOST_NOT_ALLOWED
+
+    def _is_blocked(self, url: ParsedUrl) -> bool:
+        """Blocked on every port, under either reading of the host."""
+        return url.host in self._blocked or bool(url.mdurl_host and url.mdurl_host in self._blocked)
+
+    def _is_trusted(self, url: ParsedUrl) -> bool:
+        """Trust is per origin, and only where every renderer reaches the same one."""
+        return url.mdurl_host is None and self._trusted.admits(url.host, url.port)
 
     def _judge_link(self, url: ParsedUrl, depth: int = 0) -> Verdict:
         if url.href is None:
             return _drop(url, Reason.UNPARSEABLE_URL)
         if not url.relative and url.scheme not in self._schemes:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
-        if url.host and url.host in self._blocked:
+        if self._is_blocked(url):
             return _drop(url, Reason.BLOCKED_HOST)
-        if url.host and url.host in self._trusted:
+        if self._is_trusted(url):
             return _keep(url)
         reasons = self._data(url)
         if depth < _MAX_NESTING and url.parts is not None:

@@ -1,6 +1,13 @@
 """Parse a URL the way a browser will: WHATWG rules (ada-url) on a copy cleaned of
 invisible characters. `\\` is `/` in http(s), tabs and newlines vanish, `//host` is
 remote, hosts are IDNA-mapped and IPs canonical.
+
+markdown-it (JS and Python) first runs a destination through its own normaliser
+(mdurl, and punycode without the UTS-46 mapping), so the browser behind it requests
+the host of *that* serialisation. Write the `c` of `https://example.com/` as U+217D
+SMALL ROMAN NUMERAL ONE HUNDRED: a browser given the raw string maps it back to
+`example.com`, markdown-it sends it to `example.xn--om-4xu`. Where the two readings
+differ, `ParsedUrl.mdurl_host` says what the other one reaches.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 import ada_url
+from markdown_it.common.normalize_url import normalizeLink
 
 __all__ = ["INVISIBLE", "ParsedUrl", "UrlParts", "parse_url", "split_href"]
 
@@ -18,6 +26,10 @@ __all__ = ["INVISIBLE", "ParsedUrl", "UrlParts", "parse_url", "split_href"]
 INVISIBLE = re.compile(
     "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
 )
+# What mdurl and punycode can read otherwise than a browser: non-ASCII (punycoded
+# unmapped), `\` (percent-encoded, so no longer a `/`), spaces and controls
+# (encoded, not stripped). Any other character leaves the host and port as they were.
+_MDURL_SENSITIVE = re.compile(r"[^!-~]|\\")
 _BASE = "https://rendersafe.invalid/"
 _BASE_HOST = "rendersafe.invalid"
 
@@ -30,6 +42,7 @@ class UrlParts:
     username: str
     password: str
     host: str
+    port: str
     path: str
     query: str
     fragment: str
@@ -37,7 +50,12 @@ class UrlParts:
 
 @dataclass(frozen=True, slots=True)
 class ParsedUrl:
-    """A URL as a browser would resolve it; `href` is None when it cannot be parsed."""
+    """A URL as a browser would resolve it; `href` is None when it cannot be parsed.
+
+    `port` is "" for the scheme's default port (WHATWG drops `:443` on https).
+    `mdurl_host` is None when markdown-it's serialisation reaches the same host and
+    port; otherwise it is the host that serialisation reaches ("" if none).
+    """
 
     raw: str
     href: str | None
@@ -46,6 +64,8 @@ class ParsedUrl:
     relative: bool
     invisible: bool
     parts: UrlParts | None
+    port: str = ""
+    mdurl_host: str | None = None
 
 
 def parse_url(raw: str, *, decode_entities: bool = False) -> ParsedUrl:
@@ -57,17 +77,46 @@ def parse_url(raw: str, *, decode_entities: bool = False) -> ParsedUrl:
     text = html.unescape(raw) if decode_entities and "&" in raw else raw
     cleaned = INVISIBLE.sub("", text)
     invisible = cleaned != text
-    href = _whatwg_href(cleaned)
-    relative = href is None
-    if relative:
-        href = _whatwg_href(cleaned, base=_BASE)
-    if href is None:
+    resolved = _resolve(cleaned)
+    if resolved is None:
         return ParsedUrl(raw, None, "", "", False, invisible, None)
+    parts, relative = resolved
+    host = _host_of(parts, relative)
+    scheme = parts.href.partition(":")[0].lower()
+    other = _mdurl_host(text, host, parts.port)
+    return ParsedUrl(raw, parts.href, scheme, host, relative, invisible, parts, parts.port, other)
+
+
+def _resolve(text: str) -> tuple[UrlParts, bool] | None:
+    """The parts of `text` as a WHATWG href, and whether it was relative."""
+    href = _whatwg_href(text)
+    if href is not None:
+        return split_href(href), False
+    href = _whatwg_href(text, base=_BASE)
+    if href is None:
+        return None
     parts = split_href(href)
-    relative = relative and parts.host == _BASE_HOST
-    host = "" if relative else parts.host.rstrip(".")
-    scheme = href.partition(":")[0].lower()
-    return ParsedUrl(raw, href, scheme, host, relative, invisible, parts)
+    return parts, parts.host == _BASE_HOST
+
+
+def _host_of(parts: UrlParts, relative: bool) -> str:
+    return "" if relative else parts.host.rstrip(".")
+
+
+def _mdurl_host(text: str, host: str, port: str) -> str | None:
+    """The host behind markdown-it's serialisation of `text`, if it is not `host:port`."""
+    if not _MDURL_SENSITIVE.search(text):
+        return None  # nothing mdurl or punycode would change
+    try:
+        serialised = normalizeLink(text)
+    except (ValueError, UnicodeError):
+        return ""  # markdown-it would fail to render it: trust neither reading
+    resolved = _resolve(serialised)
+    if resolved is None:
+        return ""
+    parts, relative = resolved
+    other = _host_of(parts, relative)
+    return None if (other, parts.port) == (host, port) else other
 
 
 def _whatwg_href(text: str, base: str | None = None) -> str | None:
@@ -88,7 +137,7 @@ def split_href(href: str) -> UrlParts:
     rest, _, fragment = href.partition("#")
     rest, _, query = rest.partition("?")
     _scheme, _, rest = rest.partition(":")
-    username = password = host = ""
+    username = password = host = port = ""
     path = rest
     if rest.startswith("//"):
         authority, slash, path = rest[2:].partition("/")
@@ -98,13 +147,15 @@ def split_href(href: str) -> UrlParts:
             username, _, password = userinfo.partition(":")
         if hostport.startswith("["):  # IPv6 literal, maybe followed by a port
             host = hostport[: hostport.find("]") + 1]
+            port = hostport[len(host) + 1 :]
         else:
-            host = hostport.partition(":")[0]
+            host, _, port = hostport.partition(":")
     return UrlParts(
         href=href,
         username=username,
         password=password,
         host=host,
+        port=port,
         path=path,
         query=f"?{query}" if query else "",
         fragment=f"#{fragment}" if fragment else "",
