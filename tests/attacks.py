@@ -10,7 +10,10 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from renderers import Url, is_fetched, render_all
+import tldextract
+
+from renderers import RENDERERS, Url, is_fetched, urls
+from soup import event_handlers
 
 ROOT = Path(__file__).parent.parent
 
@@ -39,9 +42,28 @@ def transcript_payloads() -> tuple[str, ...]:
     return tuple(found)
 
 
-def host_matches(host: str, entries: Iterable[str]) -> bool:
-    """Exact host, or a subdomain of an entry (the checker's own, lenient rule)."""
-    return any(host == e or host.endswith("." + e) for e in entries)
+_SITES = tldextract.TLDExtract(
+    suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
+)
+
+
+def host_matches(host: str, entries: Iterable[str], port: str = "") -> bool:
+    """The checker's own rule: an entry `host:port` admits that origin only; any other
+    entry admits itself, and its subdomains within its own site (no public suffix in
+    between, so `windows.net` does not admit `x.blob.core.windows.net`), on the
+    scheme's default port."""
+    for entry in entries:
+        name, _, entry_port = entry.partition(":")
+        if entry_port:
+            if host == name and port == entry_port:
+                return True
+        elif not port and (host == name or _same_site_subdomain(host, name)):
+            return True
+    return False
+
+
+def _same_site_subdomain(host: str, entry: str) -> bool:
+    return host.endswith("." + entry) and _SITES(host).top_domain_under_public_suffix == entry
 
 
 def violations(
@@ -53,9 +75,12 @@ def violations(
 ) -> list[str]:
     """What any renderer would leak from `text`: one line per problem."""
     image_hosts, trusted_hosts, payloads = list(image_hosts), list(trusted_hosts), list(payloads)
-    problems = []
-    for url in render_all(text):
-        problems.extend(url_problems(url, image_hosts, trusted_hosts, payloads))
+    problems: list[str] = []
+    for name, render in RENDERERS.items():
+        html = render(text)
+        problems.extend(f"{name}: {handler}" for handler in event_handlers(html))
+        for url in urls(html, name):
+            problems.extend(url_problems(url, image_hosts, trusted_hosts, payloads))
     return sorted(set(problems))
 
 
@@ -68,11 +93,11 @@ def url_problems(
     if is_fetched(url):
         if url.value.strip().lower().startswith("data:"):
             found.append(f"data URI fetched {where}")
-        elif host is not None and not host_matches(host, image_hosts):
+        elif host is not None and not host_matches(host, image_hosts, url.port):
             found.append(f"fetches {host} {where}")
     if url.value.strip().lower().startswith(("javascript:", "vbscript:")):
         found.append(f"script URL {where}")
-    trusted_host = host is not None and host_matches(host, trusted)
+    trusted_host = host is not None and host_matches(host, trusted, url.port)
     if not trusted_host and any(p in url.decoded or p in url.value for p in payloads):
         found.append(f"carries planted data {where}")
     return found

@@ -84,6 +84,14 @@ class Url:
         return None if host == "chat.example" or not host else host
 
     @property
+    def port(self) -> str:
+        """The port a browser would contact, "" for the scheme's default."""
+        try:
+            return str(ada_url.URL(self.value.strip(), base=CHAT_ORIGIN).port)
+        except ValueError:
+            return ""
+
+    @property
     def decoded(self) -> str:
         """The value with entities and percent-escapes decoded (twice), for data checks."""
         return unquote(unquote(unescape(self.value)))
