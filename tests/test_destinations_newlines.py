@@ -45,3 +45,22 @@ def test_the_check_sees_the_attacks() -> None:
 def test_python_markdown_reading(text: str, expected: tuple[str, int] | None) -> None:
     """Cases checked against python-markdown's LinkInlineProcessor.getLink."""
     assert PythonMarkdown.index(text).destination(1, 4096) == expected
+
+
+# Sized for the renderers the check runs (python-markdown is quadratic in some).
+FLOODS = [
+    "<" * 20_000 + "&amp;img src=https://evil.example/x.png>",
+    "<" + "&amp;" * 5_000 + "img src=https://evil.example/x.png>",
+    "<<&amp;&amp;1" * 1_000 + "<&amp;img src=https://evil.example/x.png>",
+    "<img " + "a=1 " * 5_000 + "src=https://evil.example/x.png>",
+    '<a x="' * 2_000,
+    "![s](ht\n" * 500 + "tps://evil.example/x.png)",
+    '![s](ht\n"t\n' * 500,
+    "<https://e.example/\n" * 500,
+    "[](" * 500 + ")" * 500,
+]
+
+
+@pytest.mark.parametrize("text", FLOODS, ids=lambda t: repr(t[:8]))
+def test_floods_finish_and_come_out_safe(text: str) -> None:
+    assert _leaks(Sanitizer().run(text).text) == []
