@@ -3,7 +3,9 @@
 brackets     brackets outside code, paired; the labels images use
 references   reference definitions and their uses, under every label matching
 inline       `[text](destination)`, every reading of the destination
+destinations python-markdown's destinations, over several lines
 tags         tag-like text with URL attributes
+autolinks    python-markdown's autolinks over several lines
 bare         bare URLs, as the most generous linkifier reads them
 decide       judge a reading; neutralise a construct
 backstop     all of the above, in order

@@ -5,15 +5,16 @@ as an image, GFM links any `www.` host, marked leaves `&#104;ttp` for the browse
 to decode, a "self-healing" streaming renderer closes `![a](https://e` for you.
 This pass reads the text leniently, outside code, and judges every URL that any
 of them could fetch or link: reference definitions and their uses (`references`),
-tag-like text and bare URLs (`bare`), and inline bracket constructs (here). What
-the Markdown pass already removed is skipped; what it kept is judged again under
-these readings.
+tag-like text, autolinks over several lines and bare URLs, and inline bracket
+constructs (here). What the Markdown pass already removed is skipped; what it kept
+is judged again under these readings.
 """
 
 from __future__ import annotations
 
 from ..engine.state import Pass
 from ..markdown.regions import Marks
+from .autolinks import autolinks
 from .bare import bare_urls
 from .brackets import BracketIndex, dangling_images, first_closes
 from .inline import inline_constructs
@@ -34,4 +35,5 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     references(ps, uses, marks, index.image_uses)
     inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
     tags(ps, marks.code, marks.html)
+    autolinks(ps, marks.code)
     bare_urls(ps, marks.code)

@@ -1,8 +1,9 @@
 """Inline `[text](destination)` constructs, however a renderer reads the destination.
 
 python-markdown takes `![a](x y.png)` as an image of `x y.png`, keeps `<>` around a
-destination, and a "self-healing" streaming renderer closes `![a](https://e` for
-you. Every reading of a destination is judged; the worst decides.
+destination, reads one over several lines (`destinations`), and a "self-healing"
+streaming renderer closes `![a](https://e` for you. Every reading of a destination
+is judged; the worst decides, and the construct ends where that reading ends.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import re
 from ..engine.state import Pass
 from ..urls import Role
 from .brackets import Bracket
-from .decide import WINDOW, neutralise, worst
+from .decide import WINDOW, judge_reading, neutralise
+from .destinations import PythonMarkdown, joined
 
 __all__ = ["inline_constructs"]
 
@@ -21,27 +23,46 @@ _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
 _TITLE = re.compile(r"""\s+["'(]""")
+# A destination read as (url, where the construct ends).
+Reading = tuple[str, int]
 
 
 def inline_constructs(ps: Pass, brackets: list[Bracket]) -> None:
     """Judge each `[...](...)` construct, however its destination is read."""
-    for bracket in brackets:
-        if ps.source.text.startswith("(", bracket.close + 1):
-            _inline_construct(ps, bracket)
-
-
-def _inline_construct(ps: Pass, bracket: Bracket) -> None:
-    if bracket.anchor in ps.claimed:
+    text = ps.source.text
+    found = [b for b in brackets if text.startswith("(", b.close + 1)]
+    if not found:
         return
-    readings, end = _destinations(ps.source.text, bracket.close + 2)
-    image = bracket.bang >= 0
-    verdict = worst(ps, readings, Role.IMAGE if image else Role.LINK)
-    if verdict is not None:
-        neutralise(ps, bracket, end, verdict, reference=False)
+    python_markdown = PythonMarkdown.index(text)
+    for bracket in found:
+        if bracket.anchor not in ps.claimed:
+            _inline_construct(ps, bracket, python_markdown)
 
 
-def _destinations(text: str, pos: int) -> tuple[list[str], int]:
-    """Readings of the destination after `(` at `pos - 1`, and where the construct ends."""
+def _inline_construct(ps: Pass, bracket: Bracket, python_markdown: PythonMarkdown) -> None:
+    pos = bracket.close + 2
+    readings = _destinations(ps.source.text, pos)
+    readings += _python_markdown(python_markdown, pos)
+    role = Role.IMAGE if bracket.bang >= 0 else Role.LINK
+    for url, end in dict.fromkeys(readings):
+        verdict = judge_reading(ps, url, role)
+        if verdict is not None:
+            neutralise(ps, bracket, end, verdict, reference=False)
+            return
+
+
+def _python_markdown(python_markdown: PythonMarkdown, pos: int) -> list[Reading]:
+    """python-markdown's destination, however it joined the destination's lines."""
+    found = python_markdown.destination(pos, pos + WINDOW)
+    if found is None or python_markdown.text.find("\n", pos, found[1]) < 0:
+        return []  # on one line, the readings above are python-markdown's
+    href, end = found
+    return [(url, end) for url in joined(href)]
+
+
+def _destinations(text: str, pos: int) -> list[Reading]:
+    """Readings of the destination after `(` at `pos - 1` on its line (or the next,
+    when it starts there), each with where the construct ends."""
     limit = min(len(text), pos + WINDOW)
     line_end = text.find("\n", pos, limit)
     line_end = limit if line_end < 0 else line_end
@@ -57,20 +78,20 @@ def _destinations(text: str, pos: int) -> tuple[list[str], int]:
     if text.startswith("<", start):
         close = text.find(">", start + 1, line_end)
         paren = text.find(")", max(close, start), line_end)
-        readings = [
-            text[start + 1 : close if close >= 0 else line_end],
-            text[start : paren if paren >= 0 else line_end],  # python-markdown keeps the <>
+        end = paren + 1 if paren >= 0 else line_end
+        return [
+            (text[start + 1 : close if close >= 0 else line_end], end),
+            (text[start : paren if paren >= 0 else line_end], end),  # python-markdown keeps <>
         ]
-        return readings, paren + 1 if paren >= 0 else line_end
     match = _READING_A.match(text, start, line_end)
     first = match.group() if match else ""
     paren = _closing_paren(text, start, line_end)
     if paren < 0:  # unclosed: only a remote URL a self-healing renderer would close
         remote = _REMOTE.match(html.unescape(first))
-        return [first] if remote else [], start + len(first)
+        return [(first, start + len(first))] if remote else []
     title = _TITLE.search(text, start, paren)
     second = text[start : title.start() if title else paren].strip()
-    return [r for r in dict.fromkeys((first, second)) if r], paren + 1
+    return [(r, paren + 1) for r in (first, second) if r]
 
 
 def _closing_paren(text: str, start: int, end: int) -> int:

@@ -20,7 +20,9 @@ from .decide import judge_reading
 __all__ = ["tags"]
 
 _TAG_START = re.compile(r"<[a-zA-Z]")
-_ENTITY_GLUED = re.compile(r"(<+)(?:&#?\w{1,32};)+(?=[a-zA-Z])")
+# From the first `<` of a run only, and without backtracking: a run of `<` would
+# otherwise be rescanned from each of its `<`.
+_ENTITY_GLUED = re.compile(r"(?<!<)(<++)(?:&#?\w{1,32};)++(?=[a-zA-Z])")
 TAG_WINDOW = 1024
 # A tag as a browser tokenises it: an attribute name runs to white space, `/`, `>` or `=`.
 _TAG = re.compile(
