@@ -33,22 +33,35 @@ def inline_constructs(ps: Pass, brackets: list[Bracket]) -> None:
     found = [b for b in brackets if text.startswith("(", b.close + 1)]
     if not found:
         return
-    python_markdown = PythonMarkdown.index(text)
+    python_markdown: list[PythonMarkdown] = []  # indexed on first need
     for bracket in found:
         if bracket.anchor not in ps.claimed:
             _inline_construct(ps, bracket, python_markdown)
 
 
-def _inline_construct(ps: Pass, bracket: Bracket, python_markdown: PythonMarkdown) -> None:
-    pos = bracket.close + 2
-    readings = _destinations(ps.source.text, pos)
-    readings += _python_markdown(python_markdown, pos)
+def _inline_construct(ps: Pass, bracket: Bracket, python_markdown: list[PythonMarkdown]) -> None:
+    text, pos = ps.source.text, bracket.close + 2
+    readings = _destinations(text, pos)
+    if _may_span_lines(text, pos):
+        if not python_markdown:
+            python_markdown.append(PythonMarkdown.index(text))
+        readings += _python_markdown(python_markdown[0], pos)
     role = Role.IMAGE if bracket.bang >= 0 else Role.LINK
     for url, end in dict.fromkeys(readings):
         verdict = judge_reading(ps, url, role)
         if verdict is not None:
             neutralise(ps, bracket, end, verdict, reference=False)
             return
+
+
+def _may_span_lines(text: str, pos: int) -> bool:
+    """Could python-markdown's destination from `pos` run past its line? Not when the
+    line holds a `)` and nothing that nests, quotes or escapes before the first one."""
+    line_end = text.find("\n", pos)
+    if line_end < 0:
+        return False
+    close = text.find(")", pos, line_end)
+    return close < 0 or any(c in text[pos:close] for c in "(\"'\\")
 
 
 def _python_markdown(python_markdown: PythonMarkdown, pos: int) -> list[Reading]:
