@@ -24,9 +24,10 @@ _TAG_START = re.compile(r"<[a-zA-Z]")
 # otherwise be rescanned from each of its `<`.
 _ENTITY_GLUED = re.compile(r"(?<!<)(<++)(?:&#?\w{1,32};)++(?=[a-zA-Z])")
 TAG_WINDOW = 1024
-# A tag as a browser tokenises it: an attribute name runs to white space, `/`, `>` or `=`.
+# A tag as a browser tokenises it: its name runs to white space, `/` or `>`, an attribute
+# name to those or `=` (quotes, `<` and `[` included).
 _TAG = re.compile(
-    r"""<[a-zA-Z][\w:-]*(?:[\s/]+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
+    r"""<[a-zA-Z][^\s/>]*(?:[\s/]+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
 )
 _URL_ATTRIBUTE = re.compile(
     r"""(?<![\w-])(src|href|srcset|poster|background|action|formaction|data|lowsrc|dynsrc"""
