@@ -64,11 +64,21 @@ def _defines(text: str, bracket: Bracket) -> bool:
     return bracket.bang < 0 and text.startswith(":", bracket.close + 1)
 
 
+def _definition_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every definition, overlapping ones too: in `[r]:` newline `[s]: u`, the first
+    one's destination (`[s]:`) is itself the start of the second, which
+    python-markdown reads."""
+    pos = 0
+    while (match := _DEFINITION.search(text, pos)) is not None:
+        yield match
+        pos = match.start(2)  # after the label: every search moves on
+
+
 def _definitions(
     ps: Pass, marks: Marks, image_uses: Mapping[str, int]
 ) -> Iterator[LenientDefinition]:
     text = ps.source.text
-    for match in _DEFINITION.finditer(text):
+    for match in _definition_matches(text):
         pos = match.start(1) - 1
         url = match.group(2).strip("<>")
         keys = label_keys(match.group(1))
