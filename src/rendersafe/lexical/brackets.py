@@ -25,8 +25,11 @@ __all__ = [
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
+# `(`, a destination (not starting with `<`), white space (one line break at most), an
+# optional title, then `[`: commonmark.py's image of the reference that follows.
+_GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
 _DANGLING = re.compile(
-    r"""\([ \t]*\n?[ \t]*[^\s()<]+[ \t]+(?:(?:"[^"]*"|'[^']*'|\([^)]*\))[ \t]+)?\["""
+    rf"""\([ \t]*\n?[ \t]*[^\s()<][^\s()]*{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?\["""
 )
 
 
