@@ -25,11 +25,13 @@ __all__ = [
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
-# `(`, a destination (not starting with `<`), white space (one line break at most), an
-# optional title, then `[`: commonmark.py's image of the reference that follows.
+# `(`, a destination (`<...>`, or any run not starting with `<`), white space (one line
+# break at most), an optional title, then `[`: commonmark.py's image of the reference
+# that follows.
+_DESTINATION = r"(?:<[^<>\n]*>|[^\s()<][^\s()]*)"
 _GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
 _DANGLING = re.compile(
-    rf"""\([ \t]*\n?[ \t]*[^\s()<][^\s()]*{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?\["""
+    rf"""\([ \t]*\n?[ \t]*{_DESTINATION}{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?\["""
 )
 
 
