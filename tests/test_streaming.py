@@ -309,3 +309,19 @@ def test_a_neutralised_unit_streams_as_it_runs(monkeypatch: pytest.MonkeyPatch, 
     assert out.startswith("Plain intro, sent at once.\n\nSee ")
     assert "evil.example" not in out
     assert any(f.reasons == (Reason.UNSETTLED,) for f in stream.findings)
+
+
+def test_a_neutralised_unit_keeps_what_a_stream_sent_of_a_glued_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The stream sends "``&amp;" before the `<` glued to it; the fallback must not
+    # replace that whole word (found by the fuzzer: the stream refused the reply).
+    monkeypatch.setattr("rendersafe.units.settle.MAX_PASSES", 1)
+    reply = "\n\n``&amp;<![CDATA[[r]//evil.example/y.png word <img src=https://e.example/x>"
+    one_shot = S.run(reply).text
+    for size in (1, 2, 5):
+        stream = S.stream()
+        pieces = [stream.feed(reply[i : i + size]) for i in range(0, len(reply), size)]
+        assert "".join(pieces) + stream.close() == one_shot
+    assert one_shot.startswith("\n\n``&amp;")
+    assert "evil.example" not in one_shot
