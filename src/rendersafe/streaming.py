@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from .engine.carry import Carry
-from .engine.triggers import OPENER, URLISH
+from .engine.triggers import sendable
 from .errors import RenderSafeError, SanitizeError
 from .findings import Finding
 from .units.segment import Segmenter, Unit
@@ -136,22 +136,9 @@ class StreamSanitizer:
         else:
             self._unsent += chunk
         unsent = self._unsent
-        opener = OPENER.search(unsent)
-        if opener is not None:
-            limit = opener.start()
-        else:
-            limit = max(unsent.rfind(" "), unsent.rfind("\n"), unsent.rfind("\t")) + 1
-        urlish = URLISH.search(unsent, 0, limit)
-        if urlish is not None:
-            limit = _word_start(unsent, urlish.start())
-        if opener is not None or urlish is not None:
+        limit, held = sendable(unsent, final=False)
+        if held:
             self._held_from = self._sent + limit
         self._sent += limit
         self._unsent = unsent[limit:]
         return unsent[:limit]
-
-
-def _word_start(text: str, pos: int) -> int:
-    while pos > 0 and not text[pos - 1].isspace():
-        pos -= 1
-    return pos

@@ -8,10 +8,30 @@ import re
 
 from ..urls import INVISIBLE
 
-__all__ = ["OPENER", "URLISH"]
+__all__ = ["OPENER", "URLISH", "sendable"]
 
 # A bracket, a tag or autolink, an image (its `!` may be followed by invisibles).
 OPENER = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
 # A word matching this may be (part of) a URL some renderer links: a scheme, `www.`,
 # an e-mail's `@`, or a dotted name followed by a path, query, fragment or port.
 URLISH = re.compile(r"://|www\.|@|\.[^\W\d_][\w-]{0,62}[/?#:]", re.IGNORECASE)
+
+
+def sendable(text: str, *, final: bool) -> tuple[int, bool]:
+    """How much of `text`, a unit's text not sent yet, no later step can change: up
+    to its first opener, and never into a word that may be a URL; unless `final`,
+    never its last word either, which may still grow into one. Also whether an
+    opener or such a word holds the rest back until the unit ends."""
+    opener = OPENER.search(text)
+    if opener is not None:
+        limit = opener.start()
+    elif final:
+        limit = len(text)
+    else:
+        limit = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t")) + 1
+    urlish = URLISH.search(text, 0, limit)
+    if urlish is not None:
+        limit = urlish.start()
+        while limit > 0 and not text[limit - 1].isspace():
+            limit -= 1
+    return limit, opener is not None or urlish is not None

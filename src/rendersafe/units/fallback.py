@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
-from ..engine.triggers import OPENER, URLISH
+from ..engine.triggers import URLISH, sendable
 from ..findings import Action, Construct, Finding, Reason
 from .segment import Unit
 
-__all__ = ["neutralise_unit", "sendable", "unsettled_finding"]
+__all__ = ["neutralise_unit", "unsettled_finding"]
 
 _OPENERS = re.compile(r"[<\[]")
 _WORD = re.compile(r"\S+")
@@ -26,23 +26,10 @@ _WORD = re.compile(r"\S+")
 def neutralise_unit(unit: Unit, link_marker: str) -> str:
     """`unit.text` with every opener escaped and every URL-like word replaced by
     `link_marker` (already escaped for Markdown), from where a stream stops sending."""
-    keep = sendable(unit.text)
+    keep, _held = sendable(unit.text, final=True)
     rest = _OPENERS.sub(lambda m: "&lt;" if m.group() == "<" else "\\[", unit.text[keep:])
     rest = _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), rest)
     return unit.text[:keep] + rest
-
-
-def sendable(text: str) -> int:
-    """How much of `text` a stream may send before the unit ends: up to its first
-    opener, and not into a word that may be a URL. It holds neither."""
-    opener = OPENER.search(text)
-    limit = opener.start() if opener is not None else len(text)
-    urlish = URLISH.search(text, 0, limit)
-    if urlish is not None:
-        limit = urlish.start()
-        while limit > 0 and not text[limit - 1].isspace():
-            limit -= 1
-    return limit
 
 
 def unsettled_finding(
