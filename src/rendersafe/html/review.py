@@ -149,8 +149,8 @@ def _literal_lt(value: str, fragment: str) -> bool:
 def decoded_attribute(raw: str) -> str:
     """An attribute value as written (entities and all) as the browser decodes it:
     what `elements()` yields for it."""
-    quote = "'" if '"' in raw else '"'
-    for token in HTMLTokenizer(f"<x a={quote}{raw}{quote}>"):
+    # A literal `"` (an unquoted value may hold one) decodes as `&quot;` does.
+    for token in HTMLTokenizer(f'<x a="{raw.replace(chr(34), "&quot;")}">'):
         data = token.get("data")
         if isinstance(data, dict) and "a" in data:
             return str(data["a"])
