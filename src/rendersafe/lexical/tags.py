@@ -14,6 +14,7 @@ from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
+from ..html.review import Element, elements
 from ..urls import Role, Verdict
 from .decide import judge_reading
 
@@ -49,31 +50,41 @@ def tags(ps: Pass, code: Regions, html: Regions) -> None:
         pos = start.start()
         if pos in code or pos in html or pos in ps.claimed:
             continue
-        match = _TAG.match(text, pos, pos + TAG_WINDOW)
-        if match is not None:
-            _judge_tag(ps, pos, match.group())
+        _judge_tag(ps, pos, text[pos : pos + TAG_WINDOW])
     # python-markdown moves the entities of a line after raw HTML to its end, so
     # `<&amp;img src=u>` there is a live `<img>`.
     for glued in _ENTITY_GLUED.finditer(text):
         pos = glued.start()
         if pos in code or pos in ps.claimed:
             continue
-        match = _TAG.match("<" + text[glued.end() : glued.end() + TAG_WINDOW])
-        if match is not None:
-            _judge_tag(ps, pos, match.group(), len(glued.group(1)))
+        window = "<" + text[glued.end() : glued.end() + TAG_WINDOW]
+        _judge_tag(ps, pos, window, len(glued.group(1)))
 
 
-def _judge_tag(ps: Pass, pos: int, tag: str, openers: int = 1) -> None:
+def _judge_tag(ps: Pass, pos: int, window: str, openers: int = 1) -> None:
+    """Judge the tag-like text `window` starts with (it sits at `pos`, after
+    `openers` `<`s)."""
+    match = _TAG.match(window)
+    tag = match.group() if match is not None else window[:2]
     verdict = _tag_verdict(ps, tag)
     if verdict is not None:
         reasons, detail = verdict.reasons, _tag_name(tag)
-    elif _HANDLER.search(tag):
+    elif _HANDLER.search(window) and _has_handler(window):
         reasons, detail = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{_tag_name(tag)}[on*]"
     else:
         return
     edit = Edit(pos, pos + openers, ("&lt;" * openers,))
     construct, action = Construct.HTML, Action.NEUTRALISED
     ps.change(edit, construct, action, reasons, verdict=verdict, detail=detail, detector="lexical")
+
+
+def _has_handler(window: str) -> bool:
+    """Does the tag `window` starts with carry an `on*` attribute, as a browser reads
+    it (quoted values may hold `>`, attributes need no space between them)?"""
+    first = next(iter(elements(window)), None)
+    if not isinstance(first, Element):
+        return True  # cut off before its `>`: a later chunk may close it; fail closed
+    return any(name.startswith("on") for name in first.attributes)
 
 
 def _tag_name(tag: str) -> str:

@@ -131,8 +131,8 @@ class UnitSanitizer:
         # CommonMark renderers ended that block at the blank line before the unit, and
         # read it as Markdown. Both readings judge it (the second as prose, no code
         # trusted, with the first's edits in place).
-        prose = _Reading(reading.context, recheck=reading.recheck or bool(outcome.findings))
-        prose = replace(prose, in_context=False)
+        recheck = reading.recheck or bool(outcome.findings)
+        prose = _Reading(reading.context, recheck=recheck, in_context=False)
         again = self._read(replace(unit, text=outcome.text, prefix=""), carry, prose)
         delta = again.delta.with_labels(outcome.delta.image_labels)
         return _Outcome(again.text, outcome.findings + again.findings, delta)
