@@ -52,9 +52,10 @@ const render = (fn, text) => {
 const HEALING = Object.entries(RENDERERS).filter(([name]) => name.startsWith('remend+'));
 
 // Default: each input is a Markdown string; every renderer renders it.
-// --prefixes: each input is {text, cuts} (cuts null: every prefix, the whole text
-// included); the healing renderers render text.slice(0, cut) for each cut, and the
-// distinct pages each one produced are returned.
+// --prefixes: each input is {text, cuts, remark_cuts} (null: every prefix, the whole
+// text included; remark_cuts, for remend+remark, the slowest, defaults to cuts); the
+// healing renderers render text.slice(0, cut) for each cut, and the distinct pages
+// each one produced are returned.
 const prefixes = process.argv.includes('--prefixes');
 const chunks = [];
 for await (const c of process.stdin) chunks.push(c);
@@ -66,9 +67,11 @@ const out = inputs.map((input) => {
     return r;
   }
   const { text } = input;
-  const cuts = input.cuts ?? Array.from({ length: text.length + 1 }, (_, i) => i);
+  const every = Array.from({ length: text.length + 1 }, (_, i) => i);
+  const cuts = input.cuts ?? every;
   for (const [name, fn] of HEALING) {
-    r[name] = [...new Set(cuts.map((cut) => render(fn, text.slice(0, cut))))];
+    const own = name === 'remend+remark' && input.remark_cuts !== undefined ? input.remark_cuts ?? every : cuts;
+    r[name] = [...new Set(own.map((cut) => render(fn, text.slice(0, cut))))];
   }
   return r;
 });

@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..urls import Verdict
-from .healing import HealerState
+from .healing import NOTHING_OPEN, HealerState
 
 __all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition"]
 
@@ -53,7 +53,7 @@ class Delta:
     # Images kept in the reply so far (the image cap's count).
     images_kept: int
     # What a healing renderer holds open after the text.
-    healer: HealerState = HealerState()
+    healer: HealerState = NOTHING_OPEN
 
     def with_labels(self, labels: frozenset[str]) -> Delta:
         """This delta, with `labels` also used by images (an earlier pass's)."""
@@ -77,7 +77,7 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
-    healer: HealerState = HealerState()
+    healer: HealerState = NOTHING_OPEN
 
     def env(self) -> dict[str, Any]:
         """A fresh markdown-it `env` that resolves the references defined so far."""

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
-__all__ = ["Fence", "HealerState", "HealerView"]
+__all__ = ["NOTHING_OPEN", "Fence", "HealerState", "HealerView"]
 
 _BRACKET = re.compile(r"[\[\]]")
 _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)]) ")
@@ -49,6 +49,10 @@ class HealerState:
         for line in text.split("\n"):
             fence = _next_fence(fence, line)
         return replace(self, brackets=brackets[-1], fence=fence)
+
+
+# The state before a reply: nothing open.
+NOTHING_OPEN = HealerState()
 
 
 class HealerView:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .healing import HealerState
+from .healing import NOTHING_OPEN, HealerState
 
 __all__ = ["CodeTrust", "Trust"]
 
@@ -40,7 +40,7 @@ class CodeTrust:
     """Which kinds of code a pass may trust, from how its text was cut."""
 
     level: Trust = "all"
-    healer: HealerState = HealerState()
+    healer: HealerState = NOTHING_OPEN
 
     @classmethod
     def of(
@@ -49,7 +49,7 @@ class CodeTrust:
         after_forced_cut: bool,
         continues_block: bool,
         in_context: bool,
-        healer: HealerState = HealerState(),
+        healer: HealerState = NOTHING_OPEN,
     ) -> CodeTrust:
         """The trust for a text with these circumstances (the least trusting wins)."""
         if not in_context:

@@ -16,7 +16,7 @@ import re
 
 from markdown_it.token import Token
 
-from ..engine.healing import HealerState, HealerView
+from ..engine.healing import NOTHING_OPEN, HealerState, HealerView
 from ..engine.regions import Regions
 from ..engine.source import SourceText
 from ..engine.trust import CodeTrust
@@ -94,7 +94,7 @@ def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
 class SpanJudge:
     """Decides whether code spans are code for every renderer, caching per text block."""
 
-    def __init__(self, source: SourceText, healer: HealerState = HealerState()) -> None:
+    def __init__(self, source: SourceText, healer: HealerState = NOTHING_OPEN) -> None:
         self._source = source
         self._healed = HealerView(source.text, healer)
         self._pairs: dict[int, frozenset[tuple[int, int]] | None] = {}
