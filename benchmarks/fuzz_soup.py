@@ -1,6 +1,7 @@
 """Long-run fuzzing: soup from every ingredient, through rendersafe, then every renderer.
 
     python benchmarks/fuzz_soup.py --cases 200000 --seed 1 [--js] [--out failures.jsonl]
+        [--ingredients brackets,backticks,...]   (only these classes of tests/soup.py)
 
 For each case: sanitise (never a `SanitizeError`), render the output with every Python
 renderer (and, with --js, every JavaScript renderer in tests/js, in batches), and check
@@ -27,7 +28,7 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from rendersafe import Sanitizer  # noqa: E402
-from soup import ATOMS, page_problems, problems  # noqa: E402
+from soup import ATOMS, INGREDIENTS, page_problems, problems  # noqa: E402
 
 S = Sanitizer()
 # Prefixes healed and rendered per case: cuts next to punctuation, where healing
@@ -36,9 +37,9 @@ PREFIXES = 48
 _PLAIN = re.compile(r"\w")
 
 
-def case(rng: random.Random) -> str:
+def case(rng: random.Random, atoms: tuple[str, ...] = ATOMS) -> str:
     """One soup of up to 40 ingredients."""
-    return "".join(rng.choice(ATOMS) for _ in range(rng.randint(1, 40)))
+    return "".join(rng.choice(atoms) for _ in range(rng.randint(1, 40)))
 
 
 def check(text: str, rng: random.Random) -> list[str]:
@@ -106,12 +107,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--js", action="store_true", help="also the JavaScript renderers")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--ingredients", default=None, help="comma-separated classes")
     args = parser.parse_args()
+    names = args.ingredients.split(",") if args.ingredients else list(INGREDIENTS)
+    atoms = tuple(atom for name in names for atom in INGREDIENTS[name])
     rng, counts, start = random.Random(args.seed), Counter[str](), time.process_time()
     failing: list[dict[str, object]] = []
     batch: list[tuple[str, str]] = []
     for _ in range(args.cases):
-        text = case(rng)
+        text = case(rng, atoms)
         found = check(text, rng)
         counts.update(set(found))
         if found:
