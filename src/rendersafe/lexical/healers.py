@@ -12,10 +12,13 @@ it with remark + GFM. remend's rules, and what each can make of a safe prefix:
 - a `\\` before a single `~` between word characters (singleTilde), outside code:
   in a raw tag's URL a browser reads `\\` as `/`, so the host can change.
   `tilde_reading` gives that URL; `tags` judges it.
-- an open code span is closed (more code, never less); an incomplete tag at the end
-  is cut and a trailing space trimmed (a shorter prefix); `*`, `_`, `~~`, `***`,
-  `$$` closers, a zero-width space after a setext underline and `\\>` in list items
-  add text no link or image can end on: none of these can expose anything.
+- an open code span is closed (more code, never less), but not always: a link healed
+  first, a fence remend alone reads as open, or a wider backtick run leaves it open,
+  its inside read as Markdown. `engine.healing` decides which spans may be trusted.
+- an incomplete tag at the end is cut and a trailing space trimmed (a shorter
+  prefix); `*`, `_`, `~~`, `***`, `$$` closers, a zero-width space after a setext
+  underline and `\\>` in list items add text no link or image can end on: none of
+  these can expose anything (math is not rendered: remark-math is not modelled).
 """
 
 from __future__ import annotations
