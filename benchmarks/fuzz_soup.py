@@ -1,11 +1,14 @@
 """Long-run fuzzing: soup from every ingredient, through rendersafe, then every renderer.
 
     python benchmarks/fuzz_soup.py --cases 200000 --seed 1 [--js] [--out failures.jsonl]
+        [--ingredients brackets,backticks,...]   (only these classes of tests/soup.py)
 
 For each case: sanitise (never a `SanitizeError`), render the output with every Python
 renderer (and, with --js, every JavaScript renderer in tests/js, in batches), and check
 that nothing is fetched off the allowlist, no script URL and no event handler survive,
-the output is idempotent, and streaming in random chunks equals the one-shot run.
+the output is idempotent, and streaming in random chunks equals the one-shot run. With
+--js, a sample of the output's prefixes (a stream's client renders each prefix it gets)
+is also healed by remend and rendered, as Streamdown does (`... (prefix)` classes).
 Prints the count per class of failure and writes each failing input to --out.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -24,14 +28,18 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from rendersafe import Sanitizer  # noqa: E402
-from soup import ATOMS, page_problems, problems  # noqa: E402
+from soup import ATOMS, INGREDIENTS, page_problems, problems  # noqa: E402
 
 S = Sanitizer()
+# Prefixes healed and rendered per case: cuts next to punctuation, where healing
+# differs, then a few anywhere.
+PREFIXES = 48
+_PLAIN = re.compile(r"\w")
 
 
-def case(rng: random.Random) -> str:
+def case(rng: random.Random, atoms: tuple[str, ...] = ATOMS) -> str:
     """One soup of up to 40 ingredients."""
-    return "".join(rng.choice(ATOMS) for _ in range(rng.randint(1, 40)))
+    return "".join(rng.choice(atoms) for _ in range(rng.randint(1, 40)))
 
 
 def check(text: str, rng: random.Random) -> list[str]:
@@ -57,14 +65,40 @@ def check(text: str, rng: random.Random) -> list[str]:
     return failures
 
 
-def js_failures(outputs: list[str]) -> list[list[str]]:
-    """The JavaScript renderers' problems for each output, in one Node.js process."""
+def prefix_cuts(text: str) -> list[int]:
+    """A bounded sample of the proper prefixes of `text` a healing client could render
+    (drawn from the text alone, so runs that differ only in some outputs compare)."""
+    rng = random.Random(text)
+    cuts = range(1, len(text))
+    near = [c for c in cuts if not (_PLAIN.match(text[c - 1]) and _PLAIN.match(text[c]))]
+    picked = rng.sample(near, min(len(near), PREFIXES * 3 // 4))
+    rest = sorted(set(cuts) - set(picked))
+    return sorted(picked + rng.sample(rest, min(len(rest), PREFIXES - len(picked))))
+
+
+def _node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
     done = subprocess.run(
-        ["node", str(TESTS / "js" / "render.mjs")],
-        input=json.dumps(outputs), capture_output=True, text=True, check=True, timeout=600,
+        ["node", str(TESTS / "js" / "render.mjs"), *flags],
+        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=3600,
     )  # fmt: skip
-    pages: list[dict[str, str]] = json.loads(done.stdout)
-    return [[p for name, html in page.items() for p in page_problems(html, name)] for page in pages]
+    pages: list[dict[str, object]] = json.loads(done.stdout)
+    return pages
+
+
+def js_failures(outputs: list[str]) -> list[list[str]]:
+    """The JavaScript renderers' problems for each output, and the healing renderers'
+    on a sample of its prefixes, in one Node.js process each."""
+    whole = _node(list(outputs))
+    sampled = [{"text": o, "cuts": prefix_cuts(o)} for o in outputs]
+    healed = _node(list(sampled), "--prefixes")
+    found = []
+    for page, prefixes in zip(whole, healed, strict=True):
+        problems = [p for name, html in page.items() for p in page_problems(str(html), name)]
+        for name, htmls in prefixes.items():
+            assert isinstance(htmls, list)
+            problems += [p for html in htmls for p in page_problems(html, f"{name} (prefix)")]
+        found.append(problems)
+    return found
 
 
 def main() -> None:
@@ -73,12 +107,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--js", action="store_true", help="also the JavaScript renderers")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--ingredients", default=None, help="comma-separated classes")
     args = parser.parse_args()
+    names = args.ingredients.split(",") if args.ingredients else list(INGREDIENTS)
+    atoms = tuple(atom for name in names for atom in INGREDIENTS[name])
     rng, counts, start = random.Random(args.seed), Counter[str](), time.process_time()
     failing: list[dict[str, object]] = []
     batch: list[tuple[str, str]] = []
     for _ in range(args.cases):
-        text = case(rng)
+        text = case(rng, atoms)
         found = check(text, rng)
         counts.update(set(found))
         if found:

@@ -33,6 +33,9 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     "containers": ("\n", "\n\n", "> ", "- ", "1. ", "| a | b |\n|---|---|\n| ", "# ", "\t"),
     "definitions": ("[r]: ", "\n[r]: https://evil.example/r.png\n", "[r]:\n"),
     "prose": ("word ", "a ", "Sure, here it is: "),
+    # What a healing renderer (remend) completes at a prefix: a label the stream may
+    # stop inside (`[rb]` ends as `[r`), an interval's lone `[`, a single `~`.
+    "healing": ("[rb]", "[0, 1)", "a~b"),
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
 

@@ -4,11 +4,17 @@ Renders every sanitised fixture and transcript reply with marked, markdown-it (1
 and 14), micromark + GFM, commonmark.js and remark + rehype-raw (react-markdown's
 pipeline) in one Node.js process, then checks the HTML as tests/test_renderers.py
 does. `.ci/run` installs the pinned packages (`npm ci --prefix tests/js`).
+
+A streaming client that heals (Streamdown runs remend on every prefix it receives)
+renders every prefix of what was sent: each fixture's output is healed and rendered
+at every prefix by remend + markdown-it and marked, and by remend + remark at every
+prefix ending next to markup or inside a bracket's text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -35,6 +41,33 @@ def _render(texts: list[str]) -> list[dict[str, str]]:
     )  # fmt: skip
     rendered: list[dict[str, str]] = json.loads(done.stdout)
     return rendered
+
+
+# remend+remark (the slowest) renders the prefixes that end next to one of these or
+# inside a bracket's text; markdown-it and marked render every prefix.
+_SPECIAL = frozenset("[]()!<>`~*_$\n")
+_BRACKET_TEXT = re.compile(r"\[[^\[\]\n]{0,80}")
+
+
+def _remark_cuts(text: str) -> list[int]:
+    inside = {c for m in _BRACKET_TEXT.finditer(text) for c in range(m.start() + 1, m.end() + 1)}
+    return [
+        c
+        for c in range(len(text) + 1)
+        if c in (0, len(text)) or c in inside or {text[c - 1], text[c]} & _SPECIAL
+    ]
+
+
+def _healed(texts: list[str]) -> list[dict[str, str]]:
+    """Each text healed and rendered at its prefixes: the distinct pages, by renderer."""
+    inputs = [{"text": t, "cuts": None, "remark_cuts": _remark_cuts(t)} for t in texts]
+    done = subprocess.run(
+        ["node", str(JS / "render.mjs"), "--prefixes"],
+        input=json.dumps(inputs),
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    rendered: list[dict[str, list[str]]] = json.loads(done.stdout)
+    return [{f"{n} #{i}": p for n, ps in r.items() for i, p in enumerate(ps)} for r in rendered]
 
 
 def _image_hosts(case: Case) -> list[str]:
@@ -79,3 +112,47 @@ def test_transcript_replies_are_safe() -> None:
     payloads = list(transcript_payloads())
     for html in rendered:
         assert _leaks(html, [], [], payloads) == []
+
+
+def test_fixture_outputs_are_safe_healed_at_every_prefix() -> None:
+    """A stream sends the one-shot output (tests/test_streaming.py), so the prefixes
+    a client may render, at any chunk or network boundary, are the output's.
+
+    Not counted, open and not a healer's doing (no healing needed at that prefix): a
+    URL cut short that the output holds whole (a late definition of an allowed image,
+    `[l]: https://c`), and, under an image proxy, a kept definition that the proxied
+    inline image's alt names (`![r](proxied)` at the prefix `![r]`)."""
+    cases = all_cases()
+    for case, pages in zip(cases, _healed([c.expected for c in cases]), strict=True):
+        policy = policy_for(case.path.parent)
+        trusted = list(policy.trusted_link_hosts)
+        proxied = policy.image_proxy is not None
+        for name, page in pages.items():
+            cut = [
+                u
+                for u in urls(page, name)
+                if not _cut_short(u.value, case.expected)
+                and not (proxied and f"]: {u.value}" in case.expected)
+            ]
+            problems = [
+                p for u in cut for p in url_problems(u, _image_hosts(case), trusted, [*PLANTED])
+            ]
+            assert problems == [], (case.id, name)
+
+
+def _cut_short(url: str, text: str) -> bool:
+    """Is `url` a proper prefix of a URL `text` holds whole?"""
+    at = text.find(url)
+    while at >= 0:
+        after = text[at + len(url) : at + len(url) + 1]
+        if after and not after.isspace() and after not in ")>\"'":
+            return True
+        at = text.find(url, at + 1)
+    return False
+
+
+def test_healing_attacks_leak_without_rendersafe() -> None:
+    cases = [c for c in all_cases() if c.path.stem == "healing_renderers" and not c.benign]
+    assert len(cases) >= 6
+    for case, pages in zip(cases, _healed([c.input for c in cases]), strict=True):
+        assert _leaks(pages, _image_hosts(case), [], []), case.id

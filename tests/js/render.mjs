@@ -1,6 +1,8 @@
 // Render Markdown with the JavaScript renderers chat clients use: marked,
 // markdown-it (15, and 14 whose linkify still links `www.`), micromark + GFM,
-// commonmark.js, and remark + rehype-raw (react-markdown's pipeline).
+// commonmark.js, and remark + rehype-raw (react-markdown's pipeline); and, as
+// Streamdown does on every streamed prefix, remend's self-healing before remark,
+// markdown-it and marked (`remend+...`).
 // Reads a JSON array of Markdown strings on stdin; writes a JSON array of
 // {renderer: html} objects, raw HTML allowed wherever the renderer supports it.
 import { marked } from 'marked';
@@ -15,6 +17,7 @@ import remarkGfm from 'remark-gfm';
 import remarkRehype from 'remark-rehype';
 import rehypeRaw from 'rehype-raw';
 import rehypeStringify from 'rehype-stringify';
+import remend from 'remend';
 
 const mdit = new MarkdownIt({ html: true, linkify: true });
 const mdit14 = new MarkdownIt14({ html: true, linkify: true });
@@ -36,15 +39,39 @@ export const RENDERERS = {
   }),
   'commonmark.js': (t) => cmWriter.render(cmParser.parse(t)),
   'remark+rehype-raw': (t) => String(remark.processSync(t)),
+  'remend+remark': (t) => String(remark.processSync(remend(t))),
+  'remend+markdown-it': (t) => mdit.render(remend(t)),
+  'remend+marked': (t) => marked.parse(remend(t), { async: false }),
 };
 
+const render = (fn, text) => {
+  try { return fn(text); } catch (e) { return `<!--RENDER-ERROR ${String(e).replace(/--/g, '- -')}-->`; }
+};
+
+// Healing renderers, as a streaming client runs them on every prefix it receives.
+const HEALING = Object.entries(RENDERERS).filter(([name]) => name.startsWith('remend+'));
+
+// Default: each input is a Markdown string; every renderer renders it.
+// --prefixes: each input is {text, cuts, remark_cuts} (null: every prefix, the whole
+// text included; remark_cuts, for remend+remark, the slowest, defaults to cuts); the
+// healing renderers render text.slice(0, cut) for each cut, and the distinct pages
+// each one produced are returned.
+const prefixes = process.argv.includes('--prefixes');
 const chunks = [];
 for await (const c of process.stdin) chunks.push(c);
 const inputs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-const out = inputs.map((text) => {
+const out = inputs.map((input) => {
   const r = {};
-  for (const [name, fn] of Object.entries(RENDERERS)) {
-    try { r[name] = fn(text); } catch (e) { r[name] = `<!--RENDER-ERROR ${String(e).replace(/--/g, '- -')}-->`; }
+  if (!prefixes) {
+    for (const [name, fn] of Object.entries(RENDERERS)) r[name] = render(fn, input);
+    return r;
+  }
+  const { text } = input;
+  const every = Array.from({ length: text.length + 1 }, (_, i) => i);
+  const cuts = input.cuts ?? every;
+  for (const [name, fn] of HEALING) {
+    const own = name === 'remend+remark' && input.remark_cuts !== undefined ? input.remark_cuts ?? every : cuts;
+    r[name] = [...new Set(own.map((cut) => render(fn, text.slice(0, cut))))];
   }
   return r;
 });

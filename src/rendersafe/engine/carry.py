@@ -11,6 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..urls import Verdict
+from .healing import NOTHING_OPEN, HealerState
 
 __all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition"]
 
@@ -51,6 +52,8 @@ class Delta:
     image_labels: frozenset[str]
     # Images kept in the reply so far (the image cap's count).
     images_kept: int
+    # What a healing renderer holds open after the text.
+    healer: HealerState = NOTHING_OPEN
 
     def with_labels(self, labels: frozenset[str]) -> Delta:
         """This delta, with `labels` also used by images (an earlier pass's)."""
@@ -74,6 +77,7 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
+    healer: HealerState = NOTHING_OPEN
 
     def env(self) -> dict[str, Any]:
         """A fresh markdown-it `env` that resolves the references defined so far."""
@@ -96,6 +100,7 @@ class Carry:
                 line=line,
                 column=column,
                 after_forced_cut=forced,
+                healer=delta.healer,
             )
         labels = self.image_labels | new_labels
         overflowed = self.labels_overflowed or len(labels) > MAX_LABELS
@@ -111,6 +116,7 @@ class Carry:
             line=line,
             column=column,
             after_forced_cut=forced,
+            healer=delta.healer,
         )
 
     def _position_after(self, text: str) -> tuple[int, int]:

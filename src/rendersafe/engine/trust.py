@@ -5,13 +5,17 @@ decides that). On top of it, how a text was cut limits what it may trust: after 
 forced cut a backtick before the cut may pair with one here, and an indented line at
 the start may continue a block before it; a text re-read after an edit left it
 starting blank or indented may continue a list item before it; a text read without
-the context it sits in (a raw block cut at its first tag) trusts no code at all.
+the context it sits in (a raw block cut at its first tag) trusts no code at all. A
+code span is trusted only where a healing renderer closes it at every prefix
+(`healer`, what it holds open before the text; see `engine.healing`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from .healing import NOTHING_OPEN, HealerState
 
 __all__ = ["CodeTrust", "Trust"]
 
@@ -36,15 +40,23 @@ class CodeTrust:
     """Which kinds of code a pass may trust, from how its text was cut."""
 
     level: Trust = "all"
+    healer: HealerState = NOTHING_OPEN
 
     @classmethod
-    def of(cls, *, after_forced_cut: bool, continues_block: bool, in_context: bool) -> CodeTrust:
+    def of(
+        cls,
+        *,
+        after_forced_cut: bool,
+        continues_block: bool,
+        in_context: bool,
+        healer: HealerState = NOTHING_OPEN,
+    ) -> CodeTrust:
         """The trust for a text with these circumstances (the least trusting wins)."""
         if not in_context:
-            return cls("none")
+            return cls("none", healer)
         if after_forced_cut:
-            return cls("after_cut")
-        return cls("continued" if continues_block else "all")
+            return cls("after_cut", healer)
+        return cls("continued" if continues_block else "all", healer)
 
     def trusts(self, kind: CodeKind) -> bool:
         """May code of this kind be left alone (when every renderer agrees it is code)?"""

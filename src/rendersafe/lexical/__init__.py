@@ -7,6 +7,7 @@ destinations python-markdown's destinations, over several lines
 tags         tag-like text with URL attributes
 autolinks    python-markdown's autolinks over several lines
 bare         bare URLs, as the most generous linkifier reads them
+healers      what a self-healing renderer (remend) reads at a prefix
 decide       judge a reading; neutralise a construct
 backstop     all of the above, in order
 """

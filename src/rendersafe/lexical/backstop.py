@@ -2,7 +2,8 @@
 
 markdown-it-py is one reading of the reply. python-markdown takes `![a](x y.png)`
 as an image, GFM links any `www.` host, marked leaves `&#104;ttp` for the browser
-to decode, a "self-healing" streaming renderer closes `![a](https://e` for you.
+to decode, a "self-healing" streaming renderer closes `![a](https://e` for you
+and `![a][r` into a full reference (`healers`).
 This pass reads the text leniently, outside code, and judges every URL that any
 of them could fetch or link: reference definitions and their uses (`references`),
 tag-like text, autolinks over several lines and bare URLs, and inline bracket
@@ -32,7 +33,7 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     text = ps.source.text
     images = dangling_images(text, index.pairs)
     uses = sorted([*index.pairs, *images], key=lambda b: b.open)
-    references(ps, uses, marks, index.image_uses)
+    references(ps, uses, marks, index.image_uses, index.live)
     inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
     tags(ps, marks.code, marks.html)
     autolinks(ps, marks.code)

@@ -3,13 +3,14 @@
 A definition markdown-it-py did not see (it interrupts a paragraph, sits in a fence
 or a footnote, has an empty label) is judged where it stands, like the ones it did
 see. A use is neutralised when a definition *before* it, still in the text, would
-make it an image or a link that must go, under any renderer's label matching.
+make it an image or a link that must go, under any renderer's label matching, or
+under the labels a healing renderer closes at a prefix (`healers`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from ..engine.carry import LenientDefinition
 from ..engine.edits import Edit
@@ -20,6 +21,7 @@ from ..markdown.regions import Marks
 from ..urls import Role
 from .brackets import Bracket, usage
 from .decide import judge_reading, neutralise
+from .healers import reference_labels
 
 __all__ = ["references"]
 
@@ -33,26 +35,38 @@ _DEFINITION = re.compile(
 )
 
 
-def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping[str, int]) -> None:
+def references(
+    ps: Pass,
+    pairs: list[Bracket],
+    marks: Marks,
+    image_uses: Mapping[str, int],
+    live: Sequence[int] = (),
+) -> None:
     """Judge the definitions of this text and the uses of every definition so far.
 
     The carry holds the definitions kept by earlier units (at offset -1); the ones
-    this text keeps are kept in the pass, for the units after.
+    this text keeps are kept in the pass, for the units after. `live` holds the
+    brackets outside code, for the labels a healing renderer closes.
     """
     found_here = list(_definitions(ps, marks, image_uses))
     definitions = [*ps.carry.lenient, *found_here]
     ps.keep_lenient(found_here)
     active: dict[str, list[LenientDefinition]] = {}
+    lengths: set[int] = set()
     index = 0
     text = ps.source.text
     for bracket in pairs:
         while index < len(definitions) and definitions[index].pos < bracket.open:
             for key in definitions[index].keys:
                 active.setdefault(key, []).append(definitions[index])
+                lengths.add(len(key))
             index += 1
         if not active or bracket.anchor in ps.claimed or _defines(text, bracket):
             continue
         keys, end = usage(text, bracket, pairs)
+        healed, healed_end = reference_labels(text, bracket, live, lengths)
+        if healed - keys:
+            keys, end = keys | healed, max(end, healed_end)
         found = [d for key in keys for d in active.get(key, ())]
         if found:
             _use(ps, bracket, end, found)

@@ -3,7 +3,9 @@
 markdown-it-py escapes a malformed tag that python-markdown hands to the browser
 (`<img src=x` cut off, `<img/src=u>`, a tag glued to `<` by entities after raw
 HTML). Each one outside code, HTML markdown-it read and what was decided before
-has its URL attributes judged; a tag that must go loses its `<`.
+has its URL attributes judged; a tag that must go loses its `<`. A tag in the HTML
+markdown-it read also has its URLs judged as a healing renderer leaves them
+(`healers.tilde_reading`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..findings import Action, Construct, Reason
 from ..html.review import Element, elements
 from ..urls import Role, Verdict
 from .decide import judge_reading
+from .healers import tilde_reading
 
 __all__ = ["tags"]
 
@@ -48,9 +51,13 @@ def tags(ps: Pass, code: Regions, html: Regions) -> None:
     text = ps.source.text
     for start in _TAG_START.finditer(text):
         pos = start.start()
-        if pos in code or pos in html or pos in ps.claimed:
+        if pos in code or pos in ps.claimed:
             continue
-        _judge_tag(ps, pos, text[pos : pos + TAG_WINDOW])
+        window = text[pos : pos + TAG_WINDOW]
+        if pos not in html:
+            _judge_tag(ps, pos, window)
+        elif "~" in window:
+            _judge_tag(ps, pos, window, healed=True)
     # python-markdown moves the entities of a line after raw HTML to its end, so
     # `<&amp;img src=u>` there is a live `<img>`.
     for glued in _ENTITY_GLUED.finditer(text):
@@ -61,15 +68,15 @@ def tags(ps: Pass, code: Regions, html: Regions) -> None:
         _judge_tag(ps, pos, window, len(glued.group(1)))
 
 
-def _judge_tag(ps: Pass, pos: int, window: str, openers: int = 1) -> None:
+def _judge_tag(ps: Pass, pos: int, window: str, openers: int = 1, *, healed: bool = False) -> None:
     """Judge the tag-like text `window` starts with (it sits at `pos`, after
-    `openers` `<`s)."""
+    `openers` `<`s); `healed`: only its URLs as a healing renderer leaves them."""
     match = _TAG.match(window)
     tag = match.group() if match is not None else window[:2]
-    verdict = _tag_verdict(ps, tag)
+    verdict = _tag_verdict(ps, tag, healed=healed)
     if verdict is not None:
         reasons, detail = verdict.reasons, _tag_name(tag)
-    elif _HANDLER.search(window) and _has_handler(window):
+    elif not healed and _HANDLER.search(window) and _has_handler(window):
         reasons, detail = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{_tag_name(tag)}[on*]"
     else:
         return
@@ -93,14 +100,15 @@ def _tag_name(tag: str) -> str:
     return name.group(1).lower() if name else "tag"
 
 
-def _tag_verdict(ps: Pass, tag: str) -> Verdict | None:
+def _tag_verdict(ps: Pass, tag: str, *, healed: bool = False) -> Verdict | None:
     fetching = _tag_name(tag) in _FETCHING_HREF
     for match in _URL_ATTRIBUTE.finditer(tag):
         name = match.group(1).lower()
         value = match.group(2).strip("\"'")
         role = Role.LINK if name in _LINK_ATTRIBUTES and not fetching else Role.IMAGE
         for url in _attribute_urls(name, value):
-            verdict = judge_reading(ps, url, role)
+            reading = tilde_reading(url) if healed else url
+            verdict = None if reading is None else judge_reading(ps, reading, role)
             if verdict is not None:
                 return verdict
     return None

@@ -16,6 +16,7 @@ import re
 
 from markdown_it.token import Token
 
+from ..engine.healing import NOTHING_OPEN, HealerState, HealerView
 from ..engine.regions import Regions
 from ..engine.source import SourceText
 from ..engine.trust import CodeTrust
@@ -93,8 +94,9 @@ def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
 class SpanJudge:
     """Decides whether code spans are code for every renderer, caching per text block."""
 
-    def __init__(self, source: SourceText) -> None:
+    def __init__(self, source: SourceText, healer: HealerState = NOTHING_OPEN) -> None:
         self._source = source
+        self._healed = HealerView(source.text, healer)
         self._pairs: dict[int, frozenset[tuple[int, int]] | None] = {}
         self._blocks: dict[int, tuple[int, int]] = {}
 
@@ -106,7 +108,8 @@ class SpanJudge:
 
         Nor in a block with a line that starts like a tag (mistune reads `<div'>` as
         raw HTML, code spans and all), nor where a URL or strikethrough read first
-        would pair the runs otherwise (see `_pairs`)."""
+        would pair the runs otherwise (see `_pairs`); nor one a healing renderer
+        may leave open at a prefix (`HealerView.closes`)."""
         if in_table or "\n" in self._source.text[start:end]:
             return False
         line = self._source.line_of(start)
@@ -116,7 +119,7 @@ class SpanJudge:
         if first not in self._pairs:
             self._pairs[first] = _pairs(self._source, first, last)
         pairs = self._pairs[first]
-        return pairs is not None and (start, end) in pairs
+        return pairs is not None and (start, end) in pairs and self._healed.closes(start, end)
 
     def _block(self, line: int) -> tuple[int, int]:
         """The lines around `line` up to the nearest blank lines: any renderer's paragraph."""

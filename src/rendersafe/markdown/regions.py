@@ -85,7 +85,7 @@ class _Sweep:
 
 def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> Marks:
     """Sweep 1 over the block tokens of `source`."""
-    sweep = _Sweep(source, trust, SpanJudge(source))
+    sweep = _Sweep(source, trust, SpanJudge(source, trust.healer))
     maps: Maps = {}
     cursors: dict[int, int] = {}
     definitions: set[int] = set()

@@ -147,9 +147,13 @@ class UnitSanitizer:
             after_forced_cut=carry.after_forced_cut,
             continues_block=reading.recheck and unit.text.startswith(_BLANK_START),
             in_context=reading.in_context,
+            healer=carry.healer,
         )
         close_at = len(unit.prefix) if reading.close_cut else None
         ps, delta = self._decide(source, carry, trust, close_at)
+        # What a healing renderer holds open after the text read (the last pass reads
+        # the text sent).
+        delta = replace(delta, healer=carry.healer.after(normal.text[len(unit.prefix) :]))
         # The prefix is one line ending in "\n" (no "\r" to normalise), judged in the
         # unit it came from: what this pass finds there was decided already.
         skip = len(unit.prefix)
