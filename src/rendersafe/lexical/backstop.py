@@ -20,6 +20,7 @@ from .bare import bare_urls
 from .brackets import BracketIndex, dangling_images, first_closes
 from .inline import inline_constructs
 from .references import references
+from .spans import interleaved_spans
 from .tags import tags
 
 __all__ = ["backstop"]
@@ -35,6 +36,7 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     uses = sorted([*index.pairs, *images], key=lambda b: b.open)
     references(ps, uses, marks, index.image_uses, index.live)
     inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
+    interleaved_spans(ps, marks.code, index)
     tags(ps, marks.code, marks.html)
     autolinks(ps, marks.code)
     bare_urls(ps, marks.code)

@@ -17,7 +17,7 @@ from ..engine.triggers import URLISH, sendable
 from ..findings import Action, Construct, Finding, Reason
 from .segment import Unit
 
-__all__ = ["neutralise_unit", "unsettled_finding"]
+__all__ = ["boundary_finding", "neutralise_unit", "unsettled_finding"]
 
 _OPENERS = re.compile(r"[<\[]")
 _WORD = re.compile(r"\S+")
@@ -46,5 +46,23 @@ def unsettled_finding(
         end=unit.start + len(unit.text),
         detail="the re-check did not settle: openers escaped, URLs removed in this block",
         detector="lexical",
+        context=context,
+    )
+
+
+def boundary_finding(unit: Unit, line: int, column: int, context: dict[str, str]) -> Finding:
+    """The finding for an opener escaped (or a line ended) so that an edit in `unit`
+    does not change what the text after it means (1-based `line` and `column`)."""
+    return Finding(
+        kind=Construct.HTML,
+        action=Action.NEUTRALISED,
+        reasons=(Reason.MALFORMED_HTML,),
+        line=line,
+        column=column,
+        start=unit.start,
+        end=unit.start + len(unit.text),
+        detail="an edit left something open past the end of its block: its opener escaped",
+        detector="lexical",
+        recheck=True,
         context=context,
     )

@@ -9,8 +9,10 @@ returned:
                                                                  rules     readings
 
 and splices the edits into the original text. When anything changed, the output
-is checked again until a pass finds nothing (a fixpoint); a unit that does not settle
-is neutralised by construction (`fallback`), never refused. A pass reads the `Carry`
+is checked again until a pass finds nothing (a fixpoint), then as a run over the
+output would read it: cut again, and ending where the unit's text ended
+(`structure`), so that sanitising the output changes nothing. A unit that does not
+settle is neutralised by construction (`fallback`), never refused. A pass reads the `Carry`
 of the units before and returns a `Delta`; the carry after the unit is the one
 folded with the other. One-shot and streaming both go through here.
 """
@@ -25,6 +27,7 @@ from ..engine.carry import Carry, Delta
 from ..engine.edits import splice
 from ..engine.source import Normalised, SourceText
 from ..engine.state import Compiled, Pass
+from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
 from ..lexical import backstop, index_brackets
@@ -32,11 +35,12 @@ from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
 from ..markdown.rules import walk
 from ..policy import Policy
-from .fallback import neutralise_unit, unsettled_finding
+from .fallback import boundary_finding, neutralise_unit, unsettled_finding
 from .forced_cut import close_openers
 from .placement import Placement
 from .segment import Unit
 from .sent import SentText
+from .structure import restore, split
 
 __all__ = ["MAX_PASSES", "Settled", "UnitSanitizer"]
 
@@ -91,6 +95,9 @@ class UnitSanitizer:
         unit = replace(unit, prefix=sent.context(unit))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
         current, findings = self._to_fixpoint(unit, carry, first, context)
+        if current.text != unit.text and not unit.forced and not unit.prefix:
+            again = self._as_read_again(unit, carry, first, current, findings, context=context)
+            current, findings = again
         sent.record(unit, current.text)
         # The definitions are those of the text sent (the last pass: cleaning can
         # expose one), the labels every label an image used in any pass.
@@ -112,6 +119,55 @@ class UnitSanitizer:
         if not current.findings:
             return current, findings
         return self._neutralised(unit, carry, first, context)
+
+    def _as_read_again(
+        self,
+        unit: Unit,
+        carry: Carry,
+        first: _Outcome,
+        current: _Outcome,
+        findings: list[Finding],
+        *,
+        context: dict[str, str],
+    ) -> tuple[_Outcome, list[Finding]]:
+        """The output as a run over it reads it: cut where that run cuts, each piece
+        settled, and ending where `unit` ended (`structure`); neutralised when that
+        does not settle either. `current` was read whole and nothing was found."""
+        keep, _held = sendable(unit.text, final=True)
+        in_pieces = False
+        for attempt in range(MAX_PASSES + 1):
+            restored = restore(unit.text, current.text, keep)
+            if restored is None:
+                break
+            pieces = split(restored, self.policy.max_hold_chars)
+            if pieces is None:
+                return current, findings  # past the hold limit
+            settled = restored == current.text and not current.findings
+            if settled and (len(pieces) == 1 or in_pieces):
+                return current, findings
+            if attempt == MAX_PASSES:
+                break
+            if restored != current.text:
+                findings.append(boundary_finding(unit, carry.line + 1, carry.column + 1, context))
+            current = self._read_pieces(unit, carry, pieces, context)
+            findings.extend(current.findings)
+            in_pieces = True
+        return self._neutralised(unit, carry, first, context)
+
+    def _read_pieces(
+        self, unit: Unit, carry: Carry, pieces: list[str], context: dict[str, str]
+    ) -> _Outcome:
+        """One pass over each piece of a unit's output, in order, as units of their own."""
+        texts, findings, deltas = [], list[Finding](), list[Delta]()
+        at, after = unit.start, carry
+        for piece in pieces:
+            outcome = self._pass(Unit(at, piece), after, _Reading(context, recheck=True))
+            texts.append(outcome.text)
+            findings.extend(outcome.findings)
+            deltas.append(outcome.delta)
+            after = after.after(outcome.delta, piece, False)
+            at += len(piece)
+        return _Outcome("".join(texts), tuple(findings), _joined(deltas))
 
     def _neutralised(
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
@@ -188,3 +244,20 @@ class UnitSanitizer:
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
         return ps, ps.delta(env.get("references", {}), index.image_uses)
+
+
+def _joined(deltas: list[Delta]) -> Delta:
+    """What consecutive pieces of one unit add to the carry, as one delta."""
+    if len(deltas) == 1:
+        return deltas[0]
+    definitions: dict[str, bool] = {}
+    for delta in deltas:
+        for label, kept in delta.definitions.items():
+            definitions.setdefault(label, kept)
+    return Delta(
+        references=deltas[-1].references,
+        definitions=definitions,
+        lenient=tuple(d for delta in deltas for d in delta.lenient),
+        image_labels=frozenset().union(*(delta.image_labels for delta in deltas)),
+        images_kept=deltas[-1].images_kept,
+    )
