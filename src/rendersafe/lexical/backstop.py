@@ -17,7 +17,7 @@ from ..markdown.regions import Marks
 from .autolinks import autolinks
 from .bare import bare_urls
 from .brackets import BracketIndex, dangling_images, first_closes
-from .inline import inline_constructs
+from .inline import inline_constructs, python_markdown_constructs
 from .references import references
 from .tags import tags
 
@@ -32,8 +32,10 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     text = ps.source.text
     images = dangling_images(text, index.pairs)
     uses = sorted([*index.pairs, *images], key=lambda b: b.open)
-    references(ps, uses, marks, index.image_uses)
+    references(ps, uses, marks, index.image_uses, index.pairings)
     inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
+    for pairing in index.pairings:
+        python_markdown_constructs(ps, pairing)
     tags(ps, marks.code, marks.html)
     autolinks(ps, marks.code)
     bare_urls(ps, marks.code)
