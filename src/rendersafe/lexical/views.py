@@ -24,8 +24,12 @@ from ..markdown.python_markdown import moved_after_raw_html
 __all__ = ["Span", "View", "views"]
 
 _BACKTICKS = re.compile(r"`+")
-# A line no code span reaches across: blank, or a heading or fence line of its own.
-_BOUNDARY = re.compile(r"^(?:[ \t]*|[ ]{0,3}(?:#{1,6}(?:[ \t].*)?|`{3,}.*|~{3,}.*))$", re.M)
+# A line no code span reaches across: blank, or a heading or fence line of its own;
+# to python-markdown, a reference definition too (it takes them out of the paragraph
+# before it reads code spans).
+_LINE = r"[ \t]*|[ ]{0,3}(?:#{1,6}(?:[ \t].*)?|`{3,}.*|~{3,}.*)"
+_BOUNDARY = re.compile(rf"^(?:{_LINE})$", re.M)
+_PYTHON_MARKDOWN_BOUNDARY = re.compile(rf"^(?:{_LINE}|[ ]{{0,3}}\[[^\[\]\n]*\]:.*)$", re.M)
 # A code span: where it starts and ends, and where its content does.
 Span = tuple[int, int, int, int]
 
@@ -121,7 +125,7 @@ def _deleted(
 def _spans(view: View, trusted: Regions, *, python_markdown: bool) -> tuple[Span, ...]:
     """The code spans of the view, block by block, outside trusted code."""
     text, spans = view.text, []
-    for start, end in _blocks(text):
+    for start, end in _blocks(text, python_markdown=python_markdown):
         runs = [
             (m.start(), m.end())
             for m in _BACKTICKS.finditer(text, start, end)
@@ -132,10 +136,11 @@ def _spans(view: View, trusted: Regions, *, python_markdown: bool) -> tuple[Span
     return tuple(spans)
 
 
-def _blocks(text: str) -> list[tuple[int, int]]:
+def _blocks(text: str, *, python_markdown: bool) -> list[tuple[int, int]]:
     """The stretches of text a code span may run across."""
     blocks, start = [], 0
-    for line in _BOUNDARY.finditer(text):
+    boundary = _PYTHON_MARKDOWN_BOUNDARY if python_markdown else _BOUNDARY
+    for line in boundary.finditer(text):
         blocks += [(start, line.start()), (line.start(), line.end())]
         start = line.end()
     return [*blocks, (start, len(text))]
