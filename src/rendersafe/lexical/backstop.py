@@ -31,9 +31,10 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     `index` the text's brackets."""
     text = ps.source.text
     images = dangling_images(text, index.pairs)
-    uses = sorted([*index.pairs, *images], key=lambda b: b.open)
+    firsts = first_closes(text, index)
+    uses = sorted([*index.pairs, *images, *firsts], key=lambda b: b.open)
     references(ps, uses, marks, index.image_uses, index.pairings)
-    inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
+    inline_constructs(ps, [*index.pairs, *firsts])
     for pairing in index.pairings:
         python_markdown_constructs(ps, pairing)
     tags(ps, marks.code, marks.html)

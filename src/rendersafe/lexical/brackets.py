@@ -92,7 +92,7 @@ def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -
     live = tuple(_live_brackets(text, code))
     pairs, stack = _pair(text, live)
     image_uses = dict.fromkeys(carried, -1) if carried else {}
-    for bracket in [*pairs, *dangling_images(text, pairs)]:
+    for bracket in [*pairs, *dangling_images(text, pairs), *_first_closes(text, live, pairs)]:
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
                 image_uses.setdefault(key, bracket.bang)
@@ -171,11 +171,16 @@ def _destination_end(text: str, paren: int, white: list[int]) -> int:
 
 def first_closes(text: str, index: BracketIndex) -> list[Bracket]:
     """Openers paired with the first `]` after them, where that is not their nested
-    pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`."""
-    nested = {bracket.open: bracket.close for bracket in index.pairs}
+    pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`, and (when a URL
+    in it swallows the `[`) `![http://a[][r]` as an image of reference `r`."""
+    return _first_closes(text, index.live, index.pairs)
+
+
+def _first_closes(text: str, live: tuple[int, ...], pairs: list[Bracket]) -> list[Bracket]:
+    nested = {bracket.open: bracket.close for bracket in pairs}
     waiting: list[int] = []
     found: list[Bracket] = []
-    for pos in index.live:
+    for pos in live:
         if text[pos] == "[":
             waiting.append(pos)
         else:
