@@ -1,6 +1,8 @@
 """The lexical backstop: what *another* renderer could read as an image or a link.
 
-brackets     brackets outside code, paired; the labels images use
+views        the text as python-markdown and commonmark.py read it (their code spans,
+             what python-markdown moves after raw HTML)
+brackets     brackets outside code, paired (in each view too); the labels images use
 references   reference definitions and their uses, under every label matching
 inline       `[text](destination)`, every reading of the destination
 destinations python-markdown's destinations, over several lines

@@ -18,7 +18,7 @@ from ..markdown.regions import Marks
 from .autolinks import autolinks
 from .bare import bare_urls
 from .brackets import BracketIndex, dangling_images, first_closes
-from .inline import inline_constructs
+from .inline import inline_constructs, python_markdown_constructs
 from .references import references
 from .spans import interleaved_spans
 from .tags import tags
@@ -33,9 +33,12 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     `index` the text's brackets."""
     text = ps.source.text
     images = dangling_images(text, index.pairs)
-    uses = sorted([*index.pairs, *images], key=lambda b: b.open)
-    references(ps, uses, marks, index.image_uses, index.live)
-    inline_constructs(ps, [*index.pairs, *first_closes(text, index)])
+    firsts = first_closes(text, index)
+    uses = sorted([*index.pairs, *images, *firsts], key=lambda b: b.open)
+    references(ps, uses, marks, index)
+    inline_constructs(ps, [*index.pairs, *firsts])
+    for pairing in index.pairings:
+        python_markdown_constructs(ps, pairing)
     interleaved_spans(ps, marks.code, index)
     tags(ps, marks.code, marks.html)
     autolinks(ps, marks.code)

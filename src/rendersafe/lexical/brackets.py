@@ -1,8 +1,11 @@
 """Brackets outside code: found once, paired as CommonMark and as mistune pair them,
-indexed by the labels images use; and what a reference use may resolve to."""
+and as python-markdown and commonmark.py pair them in their views of the text (their
+code spans, what python-markdown moves); indexed by the labels images use; and what
+a reference use may resolve to."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -11,10 +14,12 @@ from ..engine.regions import Regions
 from ..engine.source import SourceText
 from ..markdown.labels import label_keys
 from ..urls import INVISIBLE
+from .views import View, views
 
 __all__ = [
     "Bracket",
     "BracketIndex",
+    "Pairing",
     "dangling_images",
     "first_closes",
     "index_brackets",
@@ -25,14 +30,13 @@ __all__ = [
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
-# `(`, a destination (`<...>`, or any run not starting with `<`), white space (one line
-# break at most), an optional title, then `[`: commonmark.py's image of the reference
-# that follows.
-_DESTINATION = r"(?:<[^<>\n]*>|[^\s()<][^\s()]*)"
+# After `(` and a destination (`<...>`, or a run up to white space), white space (one
+# line break at most), an optional title, then `[`: commonmark.py's image of the
+# reference that follows.
+_OPEN_DESTINATION = re.compile(r"\([ \t]*\n?[ \t]*(<[^<>\n]*>)?")
 _GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
-_DANGLING = re.compile(
-    rf"""\([ \t]*\n?[ \t]*{_DESTINATION}{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?\["""
-)
+_DANGLING = re.compile(rf"""(?:{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?)?\[""")
+_WHITE = re.compile(r"\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,24 @@ class BracketIndex:
     open_brackets: tuple[int, ...]
     # The first offset at which an image used each label (-1: an earlier unit).
     image_uses: dict[str, int]
+    # The brackets as renderers that read other code pair them.
+    pairings: tuple[Pairing, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """Brackets as one renderer pairs them in its view of the text (offsets the view's)."""
+
+    view: View
+    pairs: list[Bracket]
+    # commonmark.py's images of the reference after an unclosed destination.
+    dangling: list[Bracket]
+
+    def in_source(self, bracket: Bracket) -> Bracket:
+        """`bracket` at its offsets in the source."""
+        source = self.view.source
+        bang = source(bracket.bang) if bracket.bang >= 0 else -1
+        return Bracket(source(bracket.open), source(bracket.close), bang)
 
 
 def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -> BracketIndex:
@@ -68,6 +90,25 @@ def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -
     each label (the labels in `carried` were used by images in earlier units)."""
     text = source.text
     live = tuple(_live_brackets(text, code))
+    pairs, stack = _pair(text, live)
+    image_uses = dict.fromkeys(carried, -1) if carried else {}
+    for bracket in [*pairs, *dangling_images(text, pairs), *_first_closes(text, live, pairs)]:
+        if bracket.bang >= 0:
+            for key in usage(text, bracket, pairs)[0]:
+                image_uses.setdefault(key, bracket.bang)
+    pairings = tuple(_pairing(view, code) for view in views(text, code))
+    for pairing in pairings:
+        seen = pairing.view.text
+        for bracket in [*pairing.pairs, *pairing.dangling]:
+            if bracket.bang >= 0:
+                at = pairing.view.source(bracket.bang)
+                for key in usage(seen, bracket, pairing.pairs)[0]:
+                    image_uses[key] = min(image_uses.get(key, at), at)
+    return BracketIndex(live, pairs, tuple(stack), image_uses, pairings)
+
+
+def _pair(text: str, live: tuple[int, ...]) -> tuple[list[Bracket], list[int]]:
+    """`[...]` pairs as CommonMark nests them, by opening offset, and the `[`s left open."""
     stack: list[int] = []
     pairs: list[Bracket] = []
     for pos in live:
@@ -77,35 +118,69 @@ def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -
             start = stack.pop()
             pairs.append(Bracket(start, pos, _bang(text, start)))
     pairs.sort(key=lambda b: b.open)
-    image_uses = dict.fromkeys(carried, -1) if carried else {}
-    for bracket in [*pairs, *dangling_images(text, pairs)]:
-        if bracket.bang >= 0:
-            for key in usage(text, bracket, pairs)[0]:
-                image_uses.setdefault(key, bracket.bang)
-    return BracketIndex(live=live, pairs=pairs, open_brackets=tuple(stack), image_uses=image_uses)
+    return pairs, stack
+
+
+def _pairing(view: View, trusted: Regions) -> Pairing:
+    """The brackets of `view` outside its code and the trusted code."""
+    in_trusted = _cursor(trusted)
+    live = tuple(
+        p for p in _live_brackets(view.text, view.code()) if not in_trusted(view.source(p))
+    )
+    pairs, _open = _pair(view.text, live)
+    dangling = dangling_images(view.text, pairs) if view.renderer == "commonmark.py" else []
+    return Pairing(view, pairs, dangling)
 
 
 def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
     """commonmark.py reads `![a](d [r]`, a destination never closed, as the image of
     reference `r`: each such image, as a bracket from its `!` over the label."""
     found = []
+    white: list[int] | None = None  # where the white space is, found on first need
     for bracket in pairs:
         if bracket.bang < 0 or not text.startswith("(", bracket.close + 1):
             continue
-        gap = _DANGLING.match(text, bracket.close + 1)
+        if white is None:
+            white = [m.start() for m in _WHITE.finditer(text)]
+        end = _destination_end(text, bracket.close + 1, white)
+        gap = _DANGLING.match(text, end) if end >= 0 else None
         label = _pair_at(pairs, gap.end() - 1) if gap else None
         if label is not None:
             found.append(Bracket(label.open, label.close, bracket.bang))
     return found
 
 
+def _destination_end(text: str, paren: int, white: list[int]) -> int:
+    """Where commonmark.py's destination after the `(` at `paren` ends, or -1 when it
+    reads none or closes the construct. A destination not in `<>` runs to white space;
+    parens nest in it, unbalanced ones too, and a `)` no `(` opened ends it (read
+    leniently: a run whose first `)` follows a `(` may be one)."""
+    opened = _OPEN_DESTINATION.match(text, paren)
+    if opened is None:
+        return -1
+    if opened.group(1) is not None:
+        return opened.end()
+    start = opened.end()
+    i = bisect.bisect_left(white, start)
+    end = white[i] if i < len(white) else len(text)
+    close = text.find(")", start, end)
+    if end == start or text[start] == "<" or (close >= 0 and text.find("(", start, close) < 0):
+        return -1
+    return end
+
+
 def first_closes(text: str, index: BracketIndex) -> list[Bracket]:
     """Openers paired with the first `]` after them, where that is not their nested
-    pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`."""
-    nested = {bracket.open: bracket.close for bracket in index.pairs}
+    pair: mistune reads `![a [](u)` as an image of `u` with alt `a [`, and (when a URL
+    in it swallows the `[`) `![http://a[][r]` as an image of reference `r`."""
+    return _first_closes(text, index.live, index.pairs)
+
+
+def _first_closes(text: str, live: tuple[int, ...], pairs: list[Bracket]) -> list[Bracket]:
+    nested = {bracket.open: bracket.close for bracket in pairs}
     waiting: list[int] = []
     found: list[Bracket] = []
-    for pos in index.live:
+    for pos in live:
         if text[pos] == "[":
             waiting.append(pos)
         else:

@@ -95,6 +95,12 @@ class PythonMarkdown:
         None when python-markdown reads no link. A destination is read up to
         `limit` at most (one that long is too long already).
         """
+        found = self.span(pos, limit)
+        return None if found is None else (self.text[found[0] : found[1]], found[2])
+
+    def span(self, pos: int, limit: int) -> tuple[int, int, int] | None:
+        """Where the destination `destination` reads starts and ends, and where the
+        construct ends."""
         text = self.text
         blank = bisect_left(self.blank_lines, pos)
         end = self.blank_lines[blank] if blank < len(self.blank_lines) else len(text)
@@ -103,12 +109,12 @@ class PythonMarkdown:
             return None
         angle = _ANGLE.match(text, start.end(), min(end, limit))
         if angle is not None:
-            return angle.group(1), angle.end()
+            return angle.start(1), angle.end(1), angle.end()
         found = self._scan(pos - 1, start.end(), end)
         if found is None:
             return None
         href_end, close = found
-        return text[start.end() : min(href_end, limit)], close
+        return start.end(), max(start.end(), min(href_end, limit)), close
 
     def _scan(self, open_pos: int, start: int, end: int) -> tuple[int, int] | None:
         """Where the href ends and the construct closes, as getLink finds them."""

@@ -13,11 +13,11 @@ import re
 
 from ..engine.state import Pass
 from ..urls import Role
-from .brackets import Bracket
+from .brackets import Bracket, Pairing
 from .decide import WINDOW, judge_reading, neutralise
 from .destinations import PythonMarkdown, joined
 
-__all__ = ["inline_constructs"]
+__all__ = ["inline_constructs", "python_markdown_constructs"]
 
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
@@ -52,6 +52,31 @@ def _inline_construct(ps: Pass, bracket: Bracket, python_markdown: list[PythonMa
         if verdict is not None:
             neutralise(ps, bracket, end, verdict, reference=False)
             return
+
+
+def python_markdown_constructs(ps: Pass, pairing: Pairing) -> None:
+    """Judge each `[...](...)` construct of python-markdown's view of the text, its
+    destination read as python-markdown reads it: code spans as their text."""
+    view = pairing.view
+    found = [b for b in pairing.pairs if view.text.startswith("(", b.close + 1)]
+    if view.renderer != "python-markdown" or not found:
+        return
+    python_markdown = PythonMarkdown.index(view.masked())
+    for bracket in found:
+        source = pairing.in_source(bracket)
+        if source.anchor in ps.claimed:
+            continue
+        pos = bracket.close + 2
+        readings = _destinations(view.text, pos)
+        span = python_markdown.span(pos, pos + WINDOW)
+        if span is not None:
+            readings += [(url, span[2]) for url in joined(view.read(span[0], span[1]))]
+        role = Role.IMAGE if bracket.bang >= 0 else Role.LINK
+        for url, end in dict.fromkeys(readings):
+            verdict = judge_reading(ps, url, role)
+            if verdict is not None:
+                neutralise(ps, source, view.source_end(end), verdict, reference=False)
+                break
 
 
 def _may_span_lines(text: str, pos: int) -> bool:

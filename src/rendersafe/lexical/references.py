@@ -4,13 +4,16 @@ A definition markdown-it-py did not see (it interrupts a paragraph, sits in a fe
 or a footnote, has an empty label) is judged where it stands, like the ones it did
 see. A use is neutralised when a definition *before* it, still in the text, would
 make it an image or a link that must go, under any renderer's label matching, or
-under the labels a healing renderer closes at a prefix (`healers`).
+under the labels a healing renderer closes at a prefix (`healers`). Uses are read in
+every renderer's view of the text too (`Pairing`), and definitions in
+python-markdown's (`<!---->&x;[r]: u` defines `r` to it).
 """
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 
 from ..engine.carry import LenientDefinition
 from ..engine.edits import Edit
@@ -19,7 +22,7 @@ from ..findings import Action, Construct
 from ..markdown.labels import label_keys
 from ..markdown.regions import Marks
 from ..urls import Role
-from .brackets import Bracket, usage
+from .brackets import Bracket, BracketIndex, Pairing, usage
 from .decide import judge_reading, neutralise
 from .healers import reference_labels
 
@@ -35,41 +38,73 @@ _DEFINITION = re.compile(
 )
 
 
-def references(
-    ps: Pass,
-    pairs: list[Bracket],
-    marks: Marks,
-    image_uses: Mapping[str, int],
-    live: Sequence[int] = (),
-) -> None:
+# A reference use read in a renderer's view: the bracket, its labels, its end (in the source).
+_Use = tuple[Bracket, frozenset[str], int]
+
+
+def references(ps: Pass, pairs: list[Bracket], marks: Marks, index: BracketIndex) -> None:
     """Judge the definitions of this text and the uses of every definition so far.
 
     The carry holds the definitions kept by earlier units (at offset -1); the ones
-    this text keeps are kept in the pass, for the units after. `live` holds the
+    this text keeps are kept in the pass, for the units after. `index.live` holds the
     brackets outside code, for the labels a healing renderer closes.
     """
-    found_here = list(_definitions(ps, marks, image_uses))
+    found_here = _found_here(ps, marks, index)
     definitions = [*ps.carry.lenient, *found_here]
     ps.keep_lenient(found_here)
+    if definitions:
+        _judge_uses(ps, pairs, definitions, index)
+
+
+def _found_here(ps: Pass, marks: Marks, index: BracketIndex) -> list[LenientDefinition]:
+    """This text's definitions, in its own reading and in python-markdown's, in order."""
+    found_here = list(_definitions(ps, marks, index.image_uses))
+    seen_here = {(d.pos, d.keys) for d in found_here}
+    for pairing in index.pairings:
+        if len(pairing.view.starts) > 1:  # python-markdown moved text out of the way
+            moved = _definitions(ps, marks, index.image_uses, pairing)
+            found_here += [d for d in moved if (d.pos, d.keys) not in seen_here]
+    found_here.sort(key=lambda d: d.pos)
+    return found_here
+
+
+def _judge_uses(
+    ps: Pass, pairs: list[Bracket], definitions: list[LenientDefinition], index: BracketIndex
+) -> None:
+    """Neutralise every use, in any reading, of a definition before it that must go."""
     active: dict[str, list[LenientDefinition]] = {}
     lengths: set[int] = set()
-    index = 0
+    at = 0
     text = ps.source.text
-    for bracket in pairs:
-        while index < len(definitions) and definitions[index].pos < bracket.open:
-            for key in definitions[index].keys:
-                active.setdefault(key, []).append(definitions[index])
+    seen = sorted((u for r in index.pairings for u in _pairing_uses(r)), key=lambda u: u[0].open)
+    ours: Iterator[tuple[Bracket, _Use | None]] = ((b, None) for b in pairs)
+    theirs = ((use[0], use) for use in seen)
+    for bracket, use in heapq.merge(ours, theirs, key=lambda item: item[0].open):
+        while at < len(definitions) and definitions[at].pos < bracket.open:
+            for key in definitions[at].keys:
+                active.setdefault(key, []).append(definitions[at])
                 lengths.add(len(key))
-            index += 1
-        if not active or bracket.anchor in ps.claimed or _defines(text, bracket):
+            at += 1
+        if not active or bracket.anchor in ps.claimed:
             continue
-        keys, end = usage(text, bracket, pairs)
-        healed, healed_end = reference_labels(text, bracket, live, lengths)
+        if use is None and _defines(text, bracket):
+            continue
+        keys, end = usage(text, bracket, pairs) if use is None else (use[1], use[2])
+        healed, healed_end = reference_labels(text, bracket, index.live, lengths)
         if healed - keys:
             keys, end = keys | healed, max(end, healed_end)
         found = [d for key in keys for d in active.get(key, ())]
         if found:
             _use(ps, bracket, end, found)
+
+
+def _pairing_uses(pairing: Pairing) -> Iterator[_Use]:
+    """The reference uses of a renderer's view, at their offsets in the source."""
+    text = pairing.view.text
+    for bracket in [*pairing.pairs, *pairing.dangling]:
+        if not _defines(text, bracket):
+            keys, end = usage(text, bracket, pairing.pairs)
+            yield pairing.in_source(bracket), keys, pairing.view.source_end(end)
 
 
 def _defines(text: str, bracket: Bracket) -> bool:
@@ -89,11 +124,13 @@ def _definition_matches(text: str) -> Iterator[re.Match[str]]:
 
 
 def _definitions(
-    ps: Pass, marks: Marks, image_uses: Mapping[str, int]
+    ps: Pass, marks: Marks, image_uses: Mapping[str, int], pairing: Pairing | None = None
 ) -> Iterator[LenientDefinition]:
-    text = ps.source.text
+    """The definitions of the text (or of a renderer's view of it, at their offsets
+    in the source), each judged; the ones that must go are removed."""
+    text = ps.source.text if pairing is None else pairing.view.text
     for match in _definition_matches(text):
-        pos = match.start(1) - 1
+        pos = match.start(1) - 1 if pairing is None else pairing.view.source(match.start(1) - 1)
         url = match.group(2).strip("<>")
         keys = label_keys(match.group(1))
         image_bad = judge_reading(ps, url, Role.IMAGE)
@@ -114,7 +151,10 @@ def _definitions(
             yield LenientDefinition(pos, keys, image_bad, link_bad)
             continue
         end = text.find("\n", match.end())
-        edit = Edit(pos, len(text) if end < 0 else end, ())
+        end = len(text) if end < 0 else end
+        if pairing is not None:
+            end = pairing.view.source_end(end)
+        edit = Edit(pos, end, ())
         construct, reasons = Construct.REFERENCE_DEFINITION, bad.reasons
         ps.change(edit, construct, Action.REMOVED, reasons, verdict=bad, detector="lexical")
 

@@ -29,9 +29,10 @@ _TAG_START = re.compile(r"<[a-zA-Z]")
 _ENTITY_GLUED = re.compile(r"(?<!<)(<++)(?:&#?\w{1,32};)++(?=[a-zA-Z])")
 TAG_WINDOW = 1024
 # A tag as a browser tokenises it: its name runs to white space, `/` or `>`, an attribute
-# name to those or `=` (quotes, `<` and `[` included).
+# name to those or `=` (quotes, `<` and `[` included); after a quoted value the next
+# attribute needs no space (`<img t=""src=u>`).
 _TAG = re.compile(
-    r"""<[a-zA-Z][^\s/>]*(?:[\s/]+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
+    r"""<[a-zA-Z][^\s/>]*(?:(?:[\s/]+|(?<=["'])(?!<))[^\s=>/]+(?:\s*=\s*(?:"[^"]*"?|'[^']*'?|[^\s>]*))?)*""",
 )
 _URL_ATTRIBUTE = re.compile(
     r"""(?<![\w-])(src|href|srcset|poster|background|action|formaction|data|lowsrc|dynsrc"""

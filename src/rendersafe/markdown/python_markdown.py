@@ -3,8 +3,9 @@
 python-markdown keeps a block that starts with a block-level tag raw, blank lines
 included, up to the end tag that balances it (nested tags counted), or to the end of
 the text when none does; after raw HTML it reads the rest of the line as a new line,
-so a block tag anywhere on it opens a raw block again. What such a block holds is
-HTML to python-markdown and Markdown or code to everyone else.
+so a block tag anywhere on it opens a raw block again (and moves the entities and
+comments of that rest of the line to the end of the block). What such a block holds
+is HTML to python-markdown and Markdown or code to everyone else.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "UNBALANCED",
     "add_raw_html_span",
     "follow_raw_block",
+    "moved_after_raw_html",
     "next_raw_tag",
     "raw_block_end",
 ]
@@ -118,3 +120,40 @@ def _balancing_close(text: str, pos: int, stop: int, name: str, depth: int) -> i
 @functools.lru_cache(maxsize=64)
 def _tag_of(name: str) -> re.Pattern[str]:
     return re.compile(f"<!--[\\s\\S]*?(?:-->|$)|<(/?){re.escape(name)}(?=[\\s/>]|$)", re.IGNORECASE)
+
+
+# Where python-markdown reads the rest of a line after raw HTML (a line that starts
+# with a tag, a comment or a declaration, after its first `>`; after a comment,
+# declaration or end tag closed on the line), and what it moves from there.
+_TAIL = re.compile(r"^[ ]{0,3}<[^>\n]*>|-->|\]\]>|</[a-zA-Z][a-zA-Z0-9-]*\s*>", re.MULTILINE)
+_MOVABLE = re.compile(
+    r"\n|<!--|<!\[CDATA\[|<![^<>]*>|<\?[^<>]*>|<[a-zA-Z][^<>]*/>"
+    r"|&#(?:[0-9]+|[xX][0-9a-fA-F]+);?|&[a-zA-Z][-.a-zA-Z0-9]*;"
+)
+_CLOSES = {"<!--": "-->", "<![CDATA[": "]]>"}
+
+
+def moved_after_raw_html(text: str) -> list[tuple[int, int]]:
+    """What python-markdown moves to the end of the block from the rest of a line
+    after raw HTML: entities, comments, declarations, processing instructions and
+    self-closing tags. What was around them is read joined: `<!---->![a]&x;(u)` is
+    an image of `u` to it. Ranges in order, none overlapping."""
+    moved: list[tuple[int, int]] = []
+    unclosed: set[str] = set()  # openers with no close left in the text
+    pos = 0
+    while (tail := _TAIL.search(text, pos)) is not None:
+        pos = tail.end()
+        while (item := _MOVABLE.search(text, pos)) is not None and item.group() != "\n":
+            pos = item.end()
+            close = _CLOSES.get(item.group())
+            if close is not None:
+                end = -1 if close in unclosed else text.find(close, pos)
+                if end < 0:
+                    unclosed.add(close)
+                    continue  # no comment: python-markdown reads it as text
+                pos = end + len(close)
+            moved.append((item.start(), pos))
+        if item is None:
+            break
+        pos = item.end()
+    return moved
