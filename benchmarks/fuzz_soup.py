@@ -65,15 +65,15 @@ def check(text: str, rng: random.Random) -> list[str]:
     return failures
 
 
-def prefix_cuts(text: str) -> list[int]:
+def prefix_cuts(text: str, count: int = PREFIXES) -> list[int]:
     """A bounded sample of the proper prefixes of `text` a healing client could render
     (drawn from the text alone, so runs that differ only in some outputs compare)."""
     rng = random.Random(text)
     cuts = range(1, len(text))
     near = [c for c in cuts if not (_PLAIN.match(text[c - 1]) and _PLAIN.match(text[c]))]
-    picked = rng.sample(near, min(len(near), PREFIXES * 3 // 4))
+    picked = rng.sample(near, min(len(near), count * 3 // 4))
     rest = sorted(set(cuts) - set(picked))
-    return sorted(picked + rng.sample(rest, min(len(rest), PREFIXES - len(picked))))
+    return sorted(picked + rng.sample(rest, min(len(rest), count - len(picked))))
 
 
 def _node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
@@ -85,11 +85,11 @@ def _node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
     return pages
 
 
-def js_failures(outputs: list[str]) -> list[list[str]]:
+def js_failures(outputs: list[str], count: int = PREFIXES) -> list[list[str]]:
     """The JavaScript renderers' problems for each output, and the healing renderers'
     on a sample of its prefixes, in one Node.js process each."""
     whole = _node(list(outputs))
-    sampled = [{"text": o, "cuts": prefix_cuts(o)} for o in outputs]
+    sampled = [{"text": o, "cuts": prefix_cuts(o, count)} for o in outputs]
     healed = _node(list(sampled), "--prefixes")
     found = []
     for page, prefixes in zip(whole, healed, strict=True):
@@ -108,6 +108,9 @@ def main() -> None:
     parser.add_argument("--js", action="store_true", help="also the JavaScript renderers")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--ingredients", default=None, help="comma-separated classes")
+    parser.add_argument(
+        "--prefixes", type=int, default=PREFIXES, help="healed prefixes sampled per case (--js)"
+    )
     args = parser.parse_args()
     names = args.ingredients.split(",") if args.ingredients else list(INGREDIENTS)
     atoms = tuple(atom for name in names for atom in INGREDIENTS[name])
@@ -123,7 +126,9 @@ def main() -> None:
         if args.js:
             batch.append((text, S.run(text).text))
         if len(batch) >= 500 or (batch and _ == args.cases - 1):
-            for (text_in, _out), js in zip(batch, js_failures([o for _t, o in batch]), strict=True):
+            for (text_in, _out), js in zip(
+                batch, js_failures([o for _t, o in batch], args.prefixes), strict=True
+            ):
                 classes = {p.split(" <")[0] for p in js}
                 counts.update(classes)
                 if classes:
