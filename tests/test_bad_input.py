@@ -67,6 +67,29 @@ def test_floods_finish_unchanged(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
+    [
+        "- >" * 20_000,
+        "> - " * 15_000,
+        "![a](x (" * 8_000,
+        "![a](x" + " \t" * 20_000,
+        "![a](" + " " * 40_000 + "x",
+    ],
+    ids=lambda t: repr(t[:6]),
+)
+def test_regex_restarts_finish_unchanged(text: str) -> None:
+    """Each of these once cost its length squared in one regex (seconds at this size)."""
+    assert S.run(text).text == text
+
+
+def test_long_open_tag_line_finishes() -> None:
+    """A line-long tag with many `=` once cost the segmenter its length squared."""
+    text = "<a x" + "= " * 30_000 + ">\n"
+    result = S.run(text)
+    assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT}
+
+
+@pytest.mark.parametrize(
+    "text",
     ["[" * 30_000, "![[" * 10_000, "[](" * 30_000, '<a x="' * 20_000],
     ids=lambda t: repr(t[:6]),
 )

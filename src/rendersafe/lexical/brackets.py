@@ -3,6 +3,7 @@ indexed by the labels images use; and what a reference use may resolve to."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,12 +28,16 @@ _BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
 # `(`, a destination (`<...>`, or any run not starting with `<`), white space (one line
 # break at most), an optional title, then `[`: commonmark.py's image of the reference
-# that follows.
-_DESTINATION = r"(?:<[^<>\n]*>|[^\s()<][^\s()]*)"
-_GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
+# that follows. White space is taken whole (atomic): what follows it never starts
+# with white space, and splitting a run of it two ways cost its length squared. A
+# title in parentheses is matched up to its `(` only (see `_label_at`).
+_DESTINATION = r"(?:<[^<>\n]*>|[^\s()<][^\s()]*+)"
+_GAP = r"(?>(?:[ \t]+\n?|\n)[ \t]*)"
 _DANGLING = re.compile(
-    rf"""\([ \t]*\n?[ \t]*{_DESTINATION}{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?\["""
+    rf"""\((?>[ \t]*\n?[ \t]*){_DESTINATION}{_GAP}((?:"[^"]*"|'[^']*'){_GAP})?(?=[\[(])"""
 )
+_AFTER_TITLE = re.compile(rf"{_GAP}\[")
+_CLOSE_PAREN = re.compile(r"\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +94,36 @@ def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
     """commonmark.py reads `![a](d [r]`, a destination never closed, as the image of
     reference `r`: each such image, as a bracket from its `!` over the label."""
     found = []
+    closes: list[int] = []  # where the text's `)` are, found on first need
     for bracket in pairs:
         if bracket.bang < 0 or not text.startswith("(", bracket.close + 1):
             continue
-        gap = _DANGLING.match(text, bracket.close + 1)
-        label = _pair_at(pairs, gap.end() - 1) if gap else None
+        at = _label_at(text, bracket.close + 1, closes)
+        label = _pair_at(pairs, at) if at >= 0 else None
         if label is not None:
             found.append(Bracket(label.open, label.close, bracket.bang))
     return found
+
+
+def _label_at(text: str, pos: int, closes: list[int]) -> int:
+    """Where the label of a dangling image starts, after the `(` at `pos`; or -1.
+
+    A title in parentheses runs to the first `)` after it, looked up in `closes`: a
+    regex would scan for it from every such title, and many can share one `)`."""
+    head = _DANGLING.match(text, pos)
+    if head is None:
+        return -1
+    at = head.end()
+    if text[at] == "[":
+        return at
+    if head.group(1) is not None:  # a quoted title, then `(`
+        return -1
+    if not closes:
+        closes.extend(m.start() for m in _CLOSE_PAREN.finditer(text))
+        closes.append(len(text))
+    close = closes[bisect.bisect_right(closes, at)]
+    gap = _AFTER_TITLE.match(text, close + 1)
+    return gap.end() - 1 if gap else -1
 
 
 def first_closes(text: str, index: BracketIndex) -> list[Bracket]:

@@ -25,11 +25,12 @@ __all__ = ["references"]
 
 # At the start of a line (after quote and list markers), or right after a `>`:
 # python-markdown starts a new line after raw HTML (`<div></div>[r]: u`, `<!---->`).
+_DEFINITION_START = re.compile(
+    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
+)
 _DEFINITION = re.compile(
-    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+"
     r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
-    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
-    re.MULTILINE,
+    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
 )
 
 
@@ -69,9 +70,17 @@ def _definition_matches(text: str) -> Iterator[re.Match[str]]:
     one's destination (`[s]:`) is itself the start of the second, which
     python-markdown reads."""
     pos = 0
-    while (match := _DEFINITION.search(text, pos)) is not None:
-        yield match
-        pos = match.start(2)  # after the label: every search moves on
+    while (start := _DEFINITION_START.search(text, pos)) is not None:
+        match = _DEFINITION.match(text, start.end())
+        if match is not None:
+            yield match
+            pos = match.start(2)  # after the label: every search moves on
+            continue
+        # A start after a `>` of these markers ends where this one does, and fails
+        # alike: skip them (trying each made a run of `>` cost its length squared).
+        pos = start.end() + 1
+        if pos > len(text):
+            return
 
 
 def _definitions(
