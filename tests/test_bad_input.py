@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rendersafe import InputTooLargeError, Policy, SanitizeError, Sanitizer, sanitize
-from rendersafe.findings import Reason
+from rendersafe.findings import Construct, Reason
 
 S = Sanitizer()
 EVIL = "![x](https://evil.example/x.png)"
@@ -87,6 +87,16 @@ def test_openers_escaped_before_a_removed_image_finish() -> None:
     result = S.run(("[" * 8000 + EVIL + " ") * 2)
     assert "evil.example" not in result.text
     assert Reason.HOLD_LIMIT in {r for f in result.findings for r in f.reasons}
+
+
+def test_many_definitions_finish() -> None:
+    """Each unit indexed every definition carried to it again (20 s for 130,000
+    characters of definitions, one per paragraph)."""
+    text = "".join(f"[r{i}]: https://e.example/{i}\n\n" for i in range(3000))
+    text += "![a][r1] [b][r2999]\n"
+    result = S.run(text)
+    assert result.text.endswith("a \\[image removed\\] [b][r2999]\n")
+    assert [f.kind for f in result.findings] == [Construct.REFERENCE_IMAGE]
 
 
 def test_long_open_tag_line_finishes() -> None:

@@ -40,9 +40,9 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping
     The carry holds the definitions kept by earlier units (at offset -1); the ones
     this text keeps are kept in the pass, for the units after.
     """
-    found_here = list(_definitions(ps, marks, image_uses))
-    definitions = [*ps.carry.lenient, *found_here]
-    ps.keep_lenient(found_here)
+    definitions = list(_definitions(ps, marks, image_uses))
+    ps.keep_lenient(definitions)
+    carried = ps.carry.lenient_by_key  # every one before all of this text
     active: dict[str, list[LenientDefinition]] = {}
     index = 0
     text = ps.source.text
@@ -51,10 +51,10 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, image_uses: Mapping
             for key in definitions[index].keys:
                 active.setdefault(key, []).append(definitions[index])
             index += 1
-        if not active or bracket.anchor in ps.claimed or _defines(text, bracket):
+        if not (carried or active) or bracket.anchor in ps.claimed or _defines(text, bracket):
             continue
         keys, end = usage(text, bracket, pairs)
-        found = [d for key in keys for d in active.get(key, ())]
+        found = [d for key in keys for d in (*carried.get(key, ()), *active.get(key, ()))]
         if found:
             _use(ps, bracket, end, found)
 
