@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from rendersafe import InputTooLargeError, Policy, SanitizeError, Sanitizer, sanitize
-from rendersafe.findings import Reason
+from rendersafe.findings import Construct, Reason
 
 S = Sanitizer()
 EVIL = "![x](https://evil.example/x.png)"
@@ -63,6 +63,47 @@ def test_mixed_line_endings_keep_positions() -> None:
 )
 def test_floods_finish_unchanged(text: str) -> None:
     assert S.run(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- >" * 20_000,
+        "> - " * 15_000,
+        "![a](x (" * 8_000,
+        "![a](x" + " \t" * 20_000,
+        "![a](" + " " * 40_000 + "x",
+    ],
+    ids=lambda t: repr(t[:6]),
+)
+def test_regex_restarts_finish_unchanged(text: str) -> None:
+    """Each of these once cost its length squared in one regex (seconds at this size)."""
+    assert S.run(text).text == text
+
+
+def test_openers_escaped_before_a_removed_image_finish() -> None:
+    """Escaping thousands of openers before a range already decided once re-sorted
+    the decided ranges at every opener (12 s for 16,000 characters)."""
+    result = S.run(("[" * 8000 + EVIL + " ") * 2)
+    assert "evil.example" not in result.text
+    assert Reason.HOLD_LIMIT in {r for f in result.findings for r in f.reasons}
+
+
+def test_many_definitions_finish() -> None:
+    """Each unit indexed every definition carried to it again (20 s for 130,000
+    characters of definitions, one per paragraph)."""
+    text = "".join(f"[r{i}]: https://e.example/{i}\n\n" for i in range(3000))
+    text += "![a][r1] [b][r2999]\n"
+    result = S.run(text)
+    assert result.text.endswith("a \\[image removed\\] [b][r2999]\n")
+    assert [f.kind for f in result.findings] == [Construct.REFERENCE_IMAGE]
+
+
+def test_long_open_tag_line_finishes() -> None:
+    """A line-long tag with many `=` once cost the segmenter its length squared."""
+    text = "<a x" + "= " * 30_000 + ">\n"
+    result = S.run(text)
+    assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT}
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,21 @@ def test_too_many_image_labels_switch_to_the_strict_reading() -> None:
     assert after.image_labels == frozenset()
 
 
+def test_regions_hold_ranges_added_in_any_order() -> None:
+    regions = Regions()
+    for start, end in [(50, 60), (0, 10), (2, 3), (20, 30), (21, 22), (5, 40)]:
+        regions.add(start, end)
+    inside = {o for o in range(70) if o in regions}
+    assert inside == set(range(40)) | set(range(50, 60))
+    assert [regions.end_of(o) for o in (2, 7, 45)] == [10, 40, 45]
+    assert [start for start, _end in regions] == [0, 2, 5, 20, 21, 50]
+    nested = Regions()
+    nested.add(0, 10)
+    nested.add(2, 3)  # in order, inside the first: 5 is still held
+    assert 5 in nested
+    assert nested.end_of(5) == 10
+
+
 def test_the_bracket_index_pairs_and_records_image_labels() -> None:
     source = SourceText.of("![a][r] [b] `[c]` [open")
     code = Regions()

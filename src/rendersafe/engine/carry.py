@@ -38,6 +38,9 @@ class LenientDefinition:
         return replace(self, pos=-1)
 
 
+_NO_LENIENT: MappingProxyType[str, tuple[LenientDefinition, ...]] = MappingProxyType({})
+
+
 @dataclass(frozen=True, slots=True)
 class Delta:
     """What one pass over a unit adds to the carry."""
@@ -71,6 +74,11 @@ class Carry:
     references: MappingProxyType[str, Any] = field(default_factory=lambda: _NO_REFERENCES)
     definitions: MappingProxyType[str, bool] = field(default_factory=lambda: _NO_DEFINITIONS)
     lenient: tuple[LenientDefinition, ...] = ()
+    # The same definitions by label key, in order: a unit looks its uses up here
+    # instead of indexing every definition before it again.
+    lenient_by_key: MappingProxyType[str, tuple[LenientDefinition, ...]] = field(
+        default_factory=lambda: _NO_LENIENT
+    )
     image_labels: frozenset[str] = frozenset()
     labels_overflowed: bool = False
     images_kept: int = 0
@@ -105,11 +113,12 @@ class Carry:
         labels = self.image_labels | new_labels
         overflowed = self.labels_overflowed or len(labels) > MAX_LABELS
         definitions = {**self.definitions, **delta.definitions}
-        lenient = (*self.lenient, *(d.carried() for d in new_lenient))
+        lenient = (*self.lenient, *(d.carried() for d in new_lenient))[:MAX_LABELS]
         return Carry(
-            references=MappingProxyType(dict(list(delta.references.items())[:MAX_LABELS])),
-            definitions=MappingProxyType(dict(list(definitions.items())[:MAX_LABELS])),
-            lenient=lenient[:MAX_LABELS],
+            references=MappingProxyType(_first(delta.references)),
+            definitions=MappingProxyType(_first(definitions)),
+            lenient=lenient,
+            lenient_by_key=_by_key(self.lenient_by_key, lenient[len(self.lenient) :]),
             image_labels=frozenset() if overflowed else labels,
             labels_overflowed=overflowed,
             images_kept=delta.images_kept,
@@ -124,3 +133,22 @@ class Carry:
         line = self.line + text.count("\n") + text.count("\r") - text.count("\r\n")
         column = self.column + len(text) if last_break < 0 else len(text) - last_break - 1
         return line, column
+
+
+def _first(table: dict[str, Any]) -> dict[str, Any]:
+    """The first `MAX_LABELS` entries of `table` (a copy)."""
+    return dict(table) if len(table) <= MAX_LABELS else dict(list(table.items())[:MAX_LABELS])
+
+
+def _by_key(
+    index: MappingProxyType[str, tuple[LenientDefinition, ...]],
+    added: tuple[LenientDefinition, ...],
+) -> MappingProxyType[str, tuple[LenientDefinition, ...]]:
+    """`index` with the definitions `added` after those it holds."""
+    if not added:
+        return index
+    grown = dict(index)
+    for definition in added:
+        for key in definition.keys:
+            grown[key] = (*grown.get(key, ()), definition)
+    return MappingProxyType(grown)

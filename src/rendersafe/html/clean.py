@@ -28,9 +28,8 @@ from .review import (
 
 __all__ = ["clean"]
 
-_RAW_TEXT_ELEMENT = re.compile(
-    r"<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL
-)
+_RAW_TEXT_START = re.compile(r"<(script|style)\b", re.IGNORECASE)
+_RAW_TEXT_END = re.compile(r"</(script|style)\s*>|(?=\n\Z)", re.IGNORECASE)
 _SINGLE_START_TAG = re.compile(r"<([a-zA-Z][a-zA-Z0-9-]*)\b[^<]*>", re.DOTALL)
 
 
@@ -61,7 +60,7 @@ def clean(
     tag: bleach's added end tag is cut.
     """
     single = _SINGLE_START_TAG.fullmatch(fragment)
-    fragment = _RAW_TEXT_ELEMENT.sub("", fragment)
+    fragment = _drop_raw_text(fragment)
     dropped = frozenset(
         (p.tag, p.attribute, p.value) for p in problems if p.value is not None and p.attribute
     )
@@ -73,6 +72,31 @@ def clean(
     if single:
         cleaned = cleaned.removesuffix(f"</{single.group(1).lower()}>")
     return cleaned
+
+
+def _drop_raw_text(fragment: str) -> str:
+    """Drop each `<script>` and `<style>` element, to its end tag or the end of the
+    fragment (before a last newline). Once a start tag has no `>` after it, no later
+    one has: a regex search would have rescanned the rest from each of them."""
+    kept, pos = [], 0
+    while (start := _RAW_TEXT_START.search(fragment, pos)) is not None:
+        tag_end = fragment.find(">", start.end())
+        if tag_end < 0:
+            break
+        kept.append(fragment[pos : start.start()])
+        pos = _raw_text_end(fragment, tag_end + 1, start.group(1).lower())
+    kept.append(fragment[pos:])
+    return "".join(kept)
+
+
+def _raw_text_end(fragment: str, pos: int, name: str) -> int:
+    """Where the element `name` opened before `pos` ends: after its end tag (the name
+    compared lowercased, as a regex backreference is), or at the end."""
+    while (end := _RAW_TEXT_END.search(fragment, pos)) is not None:
+        if end.group(1) is None or end.group(1).lower() == name:
+            return end.end()
+        pos = end.start() + 1
+    return len(fragment)
 
 
 def _cleaner(schemes: frozenset[str]) -> Cleaner:

@@ -30,11 +30,12 @@ __all__ = ["references"]
 
 # At the start of a line (after quote and list markers), or right after a `>`:
 # python-markdown starts a new line after raw HTML (`<div></div>[r]: u`, `<!---->`).
+_DEFINITION_START = re.compile(
+    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
+)
 _DEFINITION = re.compile(
-    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+"
     r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
-    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)",
-    re.MULTILINE,
+    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
 )
 
 
@@ -50,10 +51,9 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, index: BracketIndex
     brackets outside code, for the labels a healing renderer closes.
     """
     found_here = _found_here(ps, marks, index)
-    definitions = [*ps.carry.lenient, *found_here]
     ps.keep_lenient(found_here)
-    if definitions:
-        _judge_uses(ps, pairs, definitions, index)
+    if ps.carry.lenient_by_key or found_here:
+        _judge_uses(ps, pairs, found_here, index)
 
 
 def _found_here(ps: Pass, marks: Marks, index: BracketIndex) -> list[LenientDefinition]:
@@ -71,7 +71,10 @@ def _found_here(ps: Pass, marks: Marks, index: BracketIndex) -> list[LenientDefi
 def _judge_uses(
     ps: Pass, pairs: list[Bracket], definitions: list[LenientDefinition], index: BracketIndex
 ) -> None:
-    """Neutralise every use, in any reading, of a definition before it that must go."""
+    """Neutralise every use, in any reading, of a definition before it that must go:
+    this text's `definitions`, and the carried ones (all before it), looked up by key."""
+    carried = ps.carry.lenient_by_key
+    carried_lengths: set[int] | None = None  # found on first need: a unit seldom needs it
     active: dict[str, list[LenientDefinition]] = {}
     lengths: set[int] = set()
     at = 0
@@ -85,15 +88,18 @@ def _judge_uses(
                 active.setdefault(key, []).append(definitions[at])
                 lengths.add(len(key))
             at += 1
-        if not active or bracket.anchor in ps.claimed:
+        if not (carried or active) or bracket.anchor in ps.claimed:
             continue
         if use is None and _defines(text, bracket):
             continue
         keys, end = usage(text, bracket, pairs) if use is None else (use[1], use[2])
-        healed, healed_end = reference_labels(text, bracket, index.live, lengths)
-        if healed - keys:
-            keys, end = keys | healed, max(end, healed_end)
-        found = [d for key in keys for d in active.get(key, ())]
+        if text.startswith("[", bracket.close + 1):
+            if carried_lengths is None:
+                carried_lengths = {len(key) for key in carried}
+            labels = reference_labels(text, bracket, index.live, carried_lengths | lengths)
+            if labels[0] - keys:
+                keys, end = keys | labels[0], max(end, labels[1])
+        found = [d for key in keys for d in (*carried.get(key, ()), *active.get(key, ()))]
         if found:
             _use(ps, bracket, end, found)
 
@@ -118,9 +124,17 @@ def _definition_matches(text: str) -> Iterator[re.Match[str]]:
     one's destination (`[s]:`) is itself the start of the second, which
     python-markdown reads."""
     pos = 0
-    while (match := _DEFINITION.search(text, pos)) is not None:
-        yield match
-        pos = match.start(2)  # after the label: every search moves on
+    while (start := _DEFINITION_START.search(text, pos)) is not None:
+        match = _DEFINITION.match(text, start.end())
+        if match is not None:
+            yield match
+            pos = match.start(2)  # after the label: every search moves on
+            continue
+        # A start after a `>` of these markers ends where this one does, and fails
+        # alike: skip them (trying each made a run of `>` cost its length squared).
+        pos = start.end() + 1
+        if pos > len(text):
+            return
 
 
 def _definitions(

@@ -31,8 +31,8 @@ _BLOCK_STARTS = frozenset("`~<")
 # Deeper nesting than this in a context line is not spelled out (bounded work).
 MAX_RAW_DEPTH = 64
 _LINE_TAG = re.compile(r" {0,3}<")
-# A tag whose attributes have started but whose `>` has not come yet.
-_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
+# A tag whose attributes have started: its name and the white space or `/` after it.
+_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]")
 
 
 @dataclass
@@ -135,4 +135,9 @@ def _tag_open(was_open: bool, line: str) -> bool:
         if ">" not in line:
             return True
         line = line[line.index(">") + 1 :]
-    return _TAG_OPEN.search(line.rstrip("\r\n")) is not None
+    # Still open: the last `<` starts a tag, an `=` follows it and no `>` does. Read
+    # with `find`, not one regex: `[^<>]*=[^<>]*$` backtracked over every `=` of a line.
+    line = line.rstrip("\r\n")
+    start = line.rfind("<")
+    tag = _TAG_OPEN.match(line, start) if start >= 0 else None
+    return tag is not None and ">" not in line[start:] and "=" in line[tag.end() :]

@@ -195,7 +195,9 @@ class Segmenter:
         tail = rest.rfind("\n") + 1
         self._lines = [rest[:tail]] if tail else []
         self._length, self._line = tail, rest[tail:]
-        self._risky = _risky(rest, 0, tail)
+        # A rest still over the limit is cut again at once (its flag is never read):
+        # judging it each time rescanned the whole reply at every forced cut.
+        self._risky = len(rest) > self.limit or _risky(rest, 0, tail)
         return unit
 
     def _context(self) -> str:
