@@ -37,6 +37,7 @@ _OPEN_DESTINATION = re.compile(r"\([ \t]*\n?[ \t]*(<[^<>\n]*>)?")
 _GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
 _DANGLING = re.compile(rf"""(?:{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?)?\[""")
 _WHITE = re.compile(r"\s")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +137,17 @@ def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
     """commonmark.py reads `![a](d [r]`, a destination never closed, as the image of
     reference `r`: each such image, as a bracket from its `!` over the label."""
     found = []
-    white: list[int] | None = None  # where the white space is, found on first need
+    white: list[int] | None = None  # where the white space and blank lines are, on first need
+    blank: list[int] = []
     for bracket in pairs:
         if bracket.bang < 0 or not text.startswith("(", bracket.close + 1):
             continue
         if white is None:
             white = [m.start() for m in _WHITE.finditer(text)]
+            blank = [m.start() for m in _BLANK_LINE.finditer(text)]
+        i = bisect.bisect_left(blank, bracket.open)
+        if i < len(blank) and blank[i] < bracket.close:
+            continue  # no paragraph of commonmark.py's holds both brackets
         end = _destination_end(text, bracket.close + 1, white)
         gap = _DANGLING.match(text, end) if end >= 0 else None
         label = _pair_at(pairs, gap.end() - 1) if gap else None
