@@ -122,13 +122,30 @@ def _pair(text: str, live: tuple[int, ...]) -> tuple[list[Bracket], list[int]]:
     return pairs, stack
 
 
+def _split(offsets: tuple[int, ...], ends: list[int]) -> list[tuple[int, ...]]:
+    """`offsets` (in order) in runs, a new run after each of `ends`."""
+    runs: list[list[int]] = [[]]
+    i = 0
+    for pos in offsets:
+        if i < len(ends) and ends[i] < pos:
+            i = bisect.bisect_left(ends, pos)
+            runs.append([])
+        runs[-1].append(pos)
+    return [tuple(run) for run in runs]
+
+
 def _pairing(view: View, trusted: Regions) -> Pairing:
     """The brackets of `view` outside its code and the trusted code."""
     in_trusted = _cursor(trusted)
     live = tuple(
         p for p in _live_brackets(view.text, view.code()) if not in_trusted(view.source(p))
     )
-    pairs, _open = _pair(view.text, live)
+    # No renderer pairs brackets across a blank line: pair each paragraph's on its own.
+    ends = [m.start() for m in _BLANK_LINE.finditer(view.text)]
+    pairs = []
+    for paragraph in _split(live, ends):
+        pairs += _pair(view.text, paragraph)[0]
+    pairs.sort(key=lambda b: b.open)
     dangling = dangling_images(view.text, pairs) if view.renderer == "commonmark.py" else []
     return Pairing(view, pairs, dangling)
 
