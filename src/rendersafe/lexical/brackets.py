@@ -37,6 +37,7 @@ _OPEN_DESTINATION = re.compile(r"\([ \t]*\n?[ \t]*(<[^<>\n]*>)?")
 _GAP = r"(?:[ \t]+\n?|\n)[ \t]*"
 _DANGLING = re.compile(rf"""(?:{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?)?\[""")
 _WHITE = re.compile(r"\s")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +122,30 @@ def _pair(text: str, live: tuple[int, ...]) -> tuple[list[Bracket], list[int]]:
     return pairs, stack
 
 
+def _split(offsets: tuple[int, ...], ends: list[int]) -> list[tuple[int, ...]]:
+    """`offsets` (in order) in runs, a new run after each of `ends`."""
+    runs: list[list[int]] = [[]]
+    i = 0
+    for pos in offsets:
+        if i < len(ends) and ends[i] < pos:
+            i = bisect.bisect_left(ends, pos)
+            runs.append([])
+        runs[-1].append(pos)
+    return [tuple(run) for run in runs]
+
+
 def _pairing(view: View, trusted: Regions) -> Pairing:
     """The brackets of `view` outside its code and the trusted code."""
     in_trusted = _cursor(trusted)
     live = tuple(
         p for p in _live_brackets(view.text, view.code()) if not in_trusted(view.source(p))
     )
-    pairs, _open = _pair(view.text, live)
+    # No renderer pairs brackets across a blank line: pair each paragraph's on its own.
+    ends = [m.start() for m in _BLANK_LINE.finditer(view.text)]
+    pairs = []
+    for paragraph in _split(live, ends):
+        pairs += _pair(view.text, paragraph)[0]
+    pairs.sort(key=lambda b: b.open)
     dangling = dangling_images(view.text, pairs) if view.renderer == "commonmark.py" else []
     return Pairing(view, pairs, dangling)
 
@@ -136,12 +154,17 @@ def dangling_images(text: str, pairs: list[Bracket]) -> list[Bracket]:
     """commonmark.py reads `![a](d [r]`, a destination never closed, as the image of
     reference `r`: each such image, as a bracket from its `!` over the label."""
     found = []
-    white: list[int] | None = None  # where the white space is, found on first need
+    white: list[int] | None = None  # where the white space and blank lines are, on first need
+    blank: list[int] = []
     for bracket in pairs:
         if bracket.bang < 0 or not text.startswith("(", bracket.close + 1):
             continue
         if white is None:
             white = [m.start() for m in _WHITE.finditer(text)]
+            blank = [m.start() for m in _BLANK_LINE.finditer(text)]
+        i = bisect.bisect_left(blank, bracket.open)
+        if i < len(blank) and blank[i] < bracket.close:
+            continue  # no paragraph of commonmark.py's holds both brackets
         end = _destination_end(text, bracket.close + 1, white)
         gap = _DANGLING.match(text, end) if end >= 0 else None
         label = _pair_at(pairs, gap.end() - 1) if gap else None

@@ -30,6 +30,7 @@ _BACKTICKS = re.compile(r"`+")
 _LINE = r"[ \t]*|[ ]{0,3}(?:#{1,6}(?:[ \t].*)?|`{3,}.*|~{3,}.*)"
 _BOUNDARY = re.compile(rf"^(?:{_LINE})$", re.M)
 _PYTHON_MARKDOWN_BOUNDARY = re.compile(rf"^(?:{_LINE}|[ ]{{0,3}}\[[^\[\]\n]*\]:.*)$", re.M)
+_DEFINITION_LINE = re.compile(r"^[ ]{0,3}\[[^\[\]\n]*\]:.*\n?", re.M)
 # A code span: where it starts and ends, and where its content does.
 Span = tuple[int, int, int, int]
 
@@ -92,17 +93,32 @@ def views(text: str, trusted: Regions) -> tuple[View, ...]:
     other than `trusted` (markdown-it's trusted code) or python-markdown moves text."""
     found = []
     moved = moved_after_raw_html(text)
-    seen, starts, sources = _deleted(text, moved)
-    pm = View("python-markdown", seen, (), starts, sources)
-    pm = View(pm.renderer, seen, _spans(pm, trusted, python_markdown=True), starts, sources)
-    if moved or any(span[0] not in trusted for span in pm.spans):
-        found.append(pm)
+    # A definition splits a paragraph, but in a tight list item python-markdown
+    # joins what was around it: read both.
+    definitions = [(m.start(), m.end()) for m in _DEFINITION_LINE.finditer(text)]
+    for deleted in (moved, _union(moved, definitions)) if definitions else (moved,):
+        seen, starts, sources = _deleted(text, deleted)
+        pm = View("python-markdown", seen, (), starts, sources)
+        pm = View(pm.renderer, seen, _spans(pm, trusted, python_markdown=True), starts, sources)
+        if deleted or any(span[0] not in trusted for span in pm.spans):
+            found.append(pm)
     if "`" in text:
         cm = View("commonmark.py", text, (), (0,), (0,))
         cm = View(cm.renderer, text, _spans(cm, trusted, python_markdown=False), (0,), (0,))
         if any(span[0] not in trusted for span in cm.spans):
             found.append(cm)
     return tuple(found)
+
+
+def _union(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges of `a` and `b` (each in order), merged where they overlap."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(a + b):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _deleted(
