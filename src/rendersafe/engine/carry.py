@@ -112,11 +112,18 @@ class Carry:
             )
         labels = self.image_labels | new_labels
         overflowed = self.labels_overflowed or len(labels) > MAX_LABELS
-        definitions = {**self.definitions, **delta.definitions}
-        lenient = (*self.lenient, *(d.carried() for d in new_lenient))[:MAX_LABELS]
+        # A table full already stays as it is (what is added comes after what it holds):
+        # copying it for every unit after cost each unit the table's size.
+        references, definitions, lenient = self.references, self.definitions, self.lenient
+        if len(references) < MAX_LABELS:
+            references = MappingProxyType(_first(delta.references))
+        if len(definitions) < MAX_LABELS:
+            definitions = MappingProxyType(_first({**definitions, **delta.definitions}))
+        if len(lenient) < MAX_LABELS:
+            lenient = (*lenient, *(d.carried() for d in new_lenient))[:MAX_LABELS]
         return Carry(
-            references=MappingProxyType(_first(delta.references)),
-            definitions=MappingProxyType(_first(definitions)),
+            references=references,
+            definitions=definitions,
             lenient=lenient,
             lenient_by_key=_by_key(self.lenient_by_key, lenient[len(self.lenient) :]),
             image_labels=frozenset() if overflowed else labels,
