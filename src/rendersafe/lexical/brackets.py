@@ -37,7 +37,7 @@ _OPEN_DESTINATION = re.compile(r"\([ \t]*\n?[ \t]*(<[^<>\n]*>)?")
 # White space is taken whole (atomic): nothing after it starts with white space, and
 # splitting a run of it two ways cost its length squared.
 _GAP = r"(?>(?:[ \t]+\n?|\n)[ \t]*)"
-_DANGLING = re.compile(rf"""(?:{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\)){_GAP})?)?\[""")
+_DANGLING = re.compile(rf"""(?:{_GAP}(?:(?:"[^"]*"|'[^']*'|\([^)]*\))(?:{_GAP})?)?)?\[""")
 _WHITE = re.compile(r"\s")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
