@@ -107,7 +107,8 @@ def flood(name: str, size: int) -> str:
 
 
 def _numbered(template: str, size: int) -> str:
-    parts, length = [], 0
+    parts: list[str] = []
+    length = 0
     while length + len(part := template.format(len(parts), len(parts))) <= size:
         parts.append(part)
         length += len(part)
