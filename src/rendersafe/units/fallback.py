@@ -36,33 +36,48 @@ def unsettled_finding(
     unit: Unit, line: int, column: int, construct: Construct, context: dict[str, str]
 ) -> Finding:
     """The finding that explains a neutralised unit (1-based `line` and `column`)."""
-    return Finding(
-        kind=construct,
-        action=Action.NEUTRALISED,
-        reasons=(Reason.UNSETTLED,),
-        line=line,
-        column=column,
-        start=unit.start,
-        end=unit.start + len(unit.text),
-        detail="the re-check did not settle: openers escaped, URLs removed in this block",
-        detector="lexical",
-        context=context,
+    detail = "the re-check did not settle: openers escaped, URLs removed in this block"
+    return _unit_finding(
+        unit, (line, column), construct, Reason.UNSETTLED, detail=detail, context=context
     )
 
 
 def boundary_finding(unit: Unit, line: int, column: int, context: dict[str, str]) -> Finding:
     """The finding for an opener escaped (or a line ended) so that an edit in `unit`
     does not change what the text after it means (1-based `line` and `column`)."""
+    detail = "an edit left something open past the end of its block: its opener escaped"
+    return _unit_finding(
+        unit,
+        (line, column),
+        Construct.HTML,
+        Reason.MALFORMED_HTML,
+        detail=detail,
+        context=context,
+        recheck=True,
+    )
+
+
+def _unit_finding(
+    unit: Unit,
+    at: tuple[int, int],
+    construct: Construct,
+    reason: Reason,
+    *,
+    detail: str,
+    context: dict[str, str],
+    recheck: bool = False,
+) -> Finding:
+    """A finding over the whole of `unit`, neutralised by the lexical pass."""
     return Finding(
-        kind=Construct.HTML,
+        kind=construct,
         action=Action.NEUTRALISED,
-        reasons=(Reason.MALFORMED_HTML,),
-        line=line,
-        column=column,
+        reasons=(reason,),
+        line=at[0],
+        column=at[1],
         start=unit.start,
         end=unit.start + len(unit.text),
-        detail="an edit left something open past the end of its block: its opener escaped",
+        detail=detail,
         detector="lexical",
-        recheck=True,
+        recheck=recheck,
         context=context,
     )
