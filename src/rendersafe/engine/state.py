@@ -130,17 +130,37 @@ class Pass:
         detector: Detector = "markdown",
     ) -> None:
         """Record an edit and the finding that explains it."""
-        self.edits.append(edit)
-        for start, end in _removed_ranges(edit):
-            self.claimed.add(start, end)
+        self.change_all(
+            [edit], construct, action, reasons, verdict=verdict, detail=detail, detector=detector
+        )
+
+    def change_all(
+        self,
+        edits: list[Edit],
+        construct: Construct,
+        action: Action,
+        reasons: Iterable[Reason],
+        *,
+        verdict: Verdict | None = None,
+        detail: str | None = None,
+        detector: Detector = "markdown",
+    ) -> None:
+        """Record edits (in order) and the one finding that explains them all: a
+        flood of one construct is one line in the audit log, not one per character."""
+        if not edits:
+            return
+        for edit in edits:
+            self.edits.append(edit)
+            for start, end in _removed_ranges(edit):
+                self.claimed.add(start, end)
         host = verdict.host if verdict is not None else None
         reasons = tuple(sorted(set(reasons)))
         note = Note(
             construct=construct,
             action=action,
             reasons=reasons,
-            start=edit.start,
-            end=edit.end,
+            start=edits[0].start,
+            end=edits[-1].end,
             host=host,
             url=verdict,
             detail=detail,

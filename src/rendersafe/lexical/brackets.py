@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..engine.regions import Regions
@@ -67,9 +67,32 @@ class BracketIndex:
     # `[`s with no `]` by the end of the text.
     open_brackets: tuple[int, ...]
     # The first offset at which an image used each label (-1: an earlier unit).
-    image_uses: dict[str, int]
+    image_uses: ImageUses
     # The brackets as renderers that read other code pair them.
     pairings: tuple[Pairing, ...] = ()
+
+
+class ImageUses(Mapping[str, int]):
+    """Where images first use each label: -1 for the labels `carried` (used by
+    images in earlier units), else the offset of this text's first use."""
+
+    def __init__(self, carried: Collection[str], here: dict[str, int]) -> None:
+        self.carried = carried
+        # This text's labels that earlier units did not use.
+        self.here = {key: at for key, at in here.items() if key not in carried}
+
+    def __getitem__(self, key: str) -> int:
+        return -1 if key in self.carried else self.here[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.here or key in self.carried
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.carried
+        yield from self.here
+
+    def __len__(self) -> int:
+        return len(self.carried) + len(self.here)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +111,13 @@ class Pairing:
         return Bracket(source(bracket.open), source(bracket.close), bang)
 
 
-def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -> BracketIndex:
+def index_brackets(source: SourceText, code: Regions, carried: Collection[str]) -> BracketIndex:
     """Pair up the brackets outside `code`, and index the first image-style use of
     each label (the labels in `carried` were used by images in earlier units)."""
     text = source.text
     live = tuple(_live_brackets(text, code))
     pairs, stack = _pair(text, live)
-    image_uses = dict.fromkeys(carried, -1) if carried else {}
+    image_uses: dict[str, int] = {}
     for bracket in [*pairs, *dangling_images(text, pairs), *_first_closes(text, live, pairs)]:
         if bracket.bang >= 0:
             for key in usage(text, bracket, pairs)[0]:
@@ -107,7 +130,7 @@ def index_brackets(source: SourceText, code: Regions, carried: frozenset[str]) -
                 at = pairing.view.source(bracket.bang)
                 for key in usage(seen, bracket, pairing.pairs)[0]:
                     image_uses[key] = min(image_uses.get(key, at), at)
-    return BracketIndex(live, pairs, tuple(stack), image_uses, pairings)
+    return BracketIndex(live, pairs, tuple(stack), ImageUses(carried, image_uses), pairings)
 
 
 def _pair(text: str, live: tuple[int, ...]) -> tuple[list[Bracket], list[int]]:

@@ -74,7 +74,6 @@ def _judge_uses(
     """Neutralise every use, in any reading, of a definition before it that must go:
     this text's `definitions`, and the carried ones (all before it), looked up by key."""
     carried = ps.carry.lenient_by_key
-    carried_lengths: set[int] | None = None  # found on first need: a unit seldom needs it
     active: dict[str, list[LenientDefinition]] = {}
     lengths: set[int] = set()
     at = 0
@@ -94,12 +93,11 @@ def _judge_uses(
             continue
         keys, end = usage(text, bracket, pairs) if use is None else (use[1], use[2])
         if text.startswith("[", bracket.close + 1):
-            if carried_lengths is None:
-                carried_lengths = {len(key) for key in carried}
-            labels = reference_labels(text, bracket, index.live, carried_lengths | lengths)
+            key_lengths = ps.carry.lenient_key_lengths | lengths
+            labels = reference_labels(text, bracket, index.live, key_lengths)
             if labels[0] - keys:
                 keys, end = keys | labels[0], max(end, labels[1])
-        found = [d for key in keys for d in (*carried.get(key, ()), *active.get(key, ()))]
+        found = [d for key in keys for d in (*(carried.get(key) or ()), *active.get(key, ()))]
         if found:
             _use(ps, bracket, end, found)
 

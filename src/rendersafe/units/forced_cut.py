@@ -26,11 +26,16 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
         edit = Edit(word, len(text), (ps.markers.link,))
         detail = "word split by a forced cut"
         ps.change(edit, Construct.BARE_URL, Action.REMOVED, _CUT, detail=detail, detector="lexical")
+    escapes: dict[tuple[str, bool], list[Edit]] = {}
     for pos, kind in open_openers(text, code, index):
         if pos in ps.claimed or pos >= word:
             continue
         replacement = "&lt;" if kind == "<" else "\\" + kind
+        escapes.setdefault((kind, pos >= prefix), []).append(Edit(pos, pos + 1, (replacement,)))
+    # One finding per kind of opener (and per side of the prefix, which the unit
+    # before judged): a flood of `[` is one line in the audit log.
+    for (kind, _after_prefix), edits in escapes.items():
         construct = Construct.HTML if kind == "<" else Construct.LINK
-        edit = Edit(pos, pos + 1, (replacement,))
-        detail = f"open {kind!r} at a forced cut"
-        ps.change(edit, construct, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
+        count = f"{len(edits)} " if len(edits) > 1 else ""
+        detail = f"{count}open {kind!r} at a forced cut"
+        ps.change_all(edits, construct, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")

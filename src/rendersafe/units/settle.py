@@ -20,10 +20,11 @@ folded with the other. One-shot and streaming both go through here.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from markdown_it import MarkdownIt
 
-from ..engine.carry import Carry, Delta
+from ..engine.carry import Carry, Delta, parsed_references
 from ..engine.edits import splice
 from ..engine.source import Normalised, SourceText
 from ..engine.state import Compiled, Pass
@@ -243,7 +244,7 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
-        return ps, ps.delta(env.get("references", {}), index.image_uses)
+        return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
 
 def _joined(deltas: list[Delta]) -> Delta:
@@ -251,11 +252,14 @@ def _joined(deltas: list[Delta]) -> Delta:
     if len(deltas) == 1:
         return deltas[0]
     definitions: dict[str, bool] = {}
+    references: dict[str, dict[str, Any]] = {}
     for delta in deltas:
         for label, kept in delta.definitions.items():
             definitions.setdefault(label, kept)
+        for label, reference in delta.references.items():
+            references.setdefault(label, reference)
     return Delta(
-        references=deltas[-1].references,
+        references=references,
         definitions=definitions,
         lenient=tuple(d for delta in deltas for d in delta.lenient),
         image_labels=frozenset().union(*(delta.image_labels for delta in deltas)),
