@@ -65,22 +65,34 @@ class UrlJudge:
         self._trusted = HostSet(policy.trusted_link_hosts)
         self._blocked = HostSet(policy.blocked_hosts, cross_suffixes=True)
         self._schemes = frozenset(policy.allowed_link_schemes)
-        self._cache: dict[tuple[str, Role, bool], Verdict] = {}
+        self._cache: dict[tuple[str, Role, bool, bool], Verdict] = {}
 
-    def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
-        """Judge `raw` used as `role`. Never fetches anything."""
+    def judge(
+        self, raw: str, role: Role, *, decode_entities: bool = False, copied: bool = False
+    ) -> Verdict:
+        """Judge `raw` used as `role`. Never fetches anything.
+
+        `copied`: the URL is verbatim in the conversation, so it was copied, not built;
+        the reply-only data heuristics are not held against it (scheme, host and image
+        rules still are)."""
         # Entities matter only where there is an `&`: share the entry otherwise.
-        key = (raw, role, decode_entities and "&" in raw)
+        key = (raw, role, decode_entities and "&" in raw, copied)
         verdict = self._cache.get(key)
         if verdict is None:
             if len(self._cache) > 4096:
                 self._cache.clear()
             url = parse_url(raw, decode_entities=decode_entities)
-            verdict = self._judge_image(url) if role is Role.IMAGE else self._judge_link(url)
+            verdict = self.judge_parsed(url, role, copied=copied)
             self._cache[key] = verdict
         return verdict
 
-    def _judge_image(self, url: ParsedUrl) -> Verdict:
+    def judge_parsed(self, url: ParsedUrl, role: Role, *, copied: bool = False) -> Verdict:
+        """Judge a URL already parsed (not cached)."""
+        if role is Role.IMAGE:
+            return self._judge_image(url, copied)
+        return self._judge_link(url, copied)
+
+    def _judge_image(self, url: ParsedUrl, copied: bool) -> Verdict:
         if not url.raw.strip():
             return _keep(url)  # an empty src fetches nothing
         if url.href is None:
@@ -89,13 +101,13 @@ class UrlJudge:
             allowed = self.policy.allow_data_images and DATA_IMAGE.match(url.href)
             return _keep(url) if allowed else _drop(url, Reason.DATA_IMAGE)
         if url.relative:
-            return self._judge_relative_image(url)
+            return self._judge_relative_image(url, copied)
         if url.scheme not in _IMAGE_SCHEMES:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
-        return self._judge_remote_image(url)
+        return self._judge_remote_image(url, copied)
 
-    def _judge_relative_image(self, url: ParsedUrl) -> Verdict:
-        reasons = self._data(url)
+    def _judge_relative_image(self, url: ParsedUrl, copied: bool) -> Verdict:
+        reasons = self._data(url, copied)
         if not self.policy.allow_relative_images:
             reasons.add(Reason.RELATIVE_IMAGE)
         # mdurl trims Unicode spaces a browser keeps: `\xa0//host/x` is remote behind markdown-it.
@@ -103,10 +115,12 @@ class UrlJudge:
             reasons.add(Reason.BLOCKED_HOST if self._is_blocked(url) else Reason.AMBIGUOUS_HOST)
         return _verdict(url, reasons)
 
-    def _judge_remote_image(self, url: ParsedUrl) -> Verdict:
+    def _judge_remote_image(self, url: ParsedUrl, copied: bool) -> Verdict:
         if self._signed_by_proxy(url):
             return _keep(url)
-        reasons = self._data(url) | self._nested_for_image(url)
+        reasons = self._data(url, copied)
+        if not copied:
+            reasons |= self._nested_for_image(url)
         if self._is_blocked(url):
             reasons.add(Reason.BLOCKED_HOST)
         elif (refused := self._image_host(url)) is not None:
@@ -134,7 +148,7 @@ class UrlJudge:
         """Trust is per origin, and only where every renderer reaches the same one."""
         return url.mdurl_host is None and self._trusted.admits(url.host, url.port)
 
-    def _judge_link(self, url: ParsedUrl, depth: int = 0) -> Verdict:
+    def _judge_link(self, url: ParsedUrl, copied: bool, depth: int = 0) -> Verdict:
         if url.href is None:
             return _drop(url, Reason.UNPARSEABLE_URL)
         if not url.relative and url.scheme not in self._schemes:
@@ -143,10 +157,10 @@ class UrlJudge:
             return _drop(url, Reason.BLOCKED_HOST)
         if self._is_trusted(url):
             return _keep(url)
-        reasons = self._data(url)
-        if depth < _MAX_NESTING and url.parts is not None:
+        reasons = self._data(url, copied)
+        if depth < _MAX_NESTING and url.parts is not None and not copied:
             for inner in nested_urls(url.parts):
-                nested = self._judge_link(parse_url(inner), depth + 1)
+                nested = self._judge_link(parse_url(inner), False, depth + 1)
                 if nested.action == "drop" and nested.url.href is not None:
                     reasons |= {Reason.NESTED_URL, *nested.reasons}
         return _verdict(url, reasons)
@@ -160,8 +174,11 @@ class UrlJudge:
         target, signature = params.get(proxy.url_param), params.get(proxy.sig_param)
         return bool(target and signature and verify_signature(proxy, target, signature))
 
-    def _data(self, url: ParsedUrl) -> set[Reason]:
-        reasons = data_reasons(url.parts, self.policy.thresholds) if url.parts else set()
+    def _data(self, url: ParsedUrl, copied: bool) -> set[Reason]:
+        """What the reply-only heuristics see in the URL (none for a copied one), and
+        invisible characters (in any URL)."""
+        parts = None if copied else url.parts
+        reasons = data_reasons(parts, self.policy.thresholds) if parts else set()
         if url.invisible:
             reasons.add(Reason.INVISIBLE_CHARACTERS)
         return reasons
