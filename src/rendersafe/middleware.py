@@ -9,6 +9,12 @@ message as it passes (server-sent events, NDJSON and text are never buffered; a 
 body is, and gets its exact `Content-Length`). By default every response whose
 content type carries text is covered; `paths` narrows that to matching paths.
 
+Each reply is judged with the conversation its request carries: `receive` is teed
+(the app gets every message as it came, at once; up to `max_request_bytes` of the
+body are kept aside), and when the response starts the body is read as an OpenAI
+chat or Responses, Anthropic Messages, Ollama or AI SDK UI request
+(`wire.requests`), or handed to the `conversation` hook of a custom backend.
+
 It fails closed. A covered body it cannot read (an unknown text type, an unknown
 content coding, a malformed event), an exception in the app or in the sanitiser:
 before the headers are sent, the response becomes a 502 with a JSON error; after,
@@ -24,8 +30,8 @@ import fnmatch
 import json
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
-from typing import Literal, TypeAlias
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -37,8 +43,13 @@ from .policy import Policy
 from .sanitizer import Sanitizer
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
 from .wire.encoding import Inflater, inflater_for
+from .wire.requests import RequestTee, conversation_of
 
-__all__ = ["RenderSafeMiddleware"]
+__all__ = ["ConversationHook", "RenderSafeMiddleware"]
+
+ConversationHook = Callable[[Scope, bytes], object | None]
+"""Reads the conversation of a request to a custom backend: its scope and body (as
+much as was kept, inflated); what it returns is passed on as `conversation=`."""
 
 logger = logging.getLogger("rendersafe.middleware")
 
@@ -48,6 +59,8 @@ _NO_BODY_STATUS = frozenset({204, 304})
 # Messages that carry no body text; any other (a file by path) is refused.
 _FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
+# Enough for the conversations chat clients send; past it the rest is not read.
+MAX_REQUEST_BYTES = 1 << 20
 
 # A response is `new` until its start message, then `passthrough` (not ours to
 # sanitise) or `held` (its start kept back), `streaming` once the start is sent, and
@@ -68,6 +81,8 @@ class RenderSafeMiddleware:
         formats: Mapping[str, str] | None = None,
         json_paths: Sequence[str] = (),
         request_id_header: str = "x-request-id",
+        max_request_bytes: int = MAX_REQUEST_BYTES,
+        conversation: ConversationHook | None = None,
     ) -> None:
         if not isinstance(policy, Policy):
             got = type(policy).__name__
@@ -76,6 +91,12 @@ class RenderSafeMiddleware:
             if fmt not in FORMATS:
                 known = ", ".join(sorted(FORMATS))
                 raise PolicyError("formats", f"{pattern!r}: {fmt!r} is not one of {known}")
+        if isinstance(max_request_bytes, bool) or not isinstance(max_request_bytes, int):
+            raise PolicyError("max_request_bytes", "expected a whole number of bytes (0: none)")
+        if max_request_bytes < 0:
+            raise PolicyError("max_request_bytes", f"{max_request_bytes} is below 0")
+        if conversation is not None and not callable(conversation):
+            raise PolicyError("conversation", "expected a callable (scope, body) -> messages")
         self.app = app
         self.sanitizer = Sanitizer(policy, audit=audit)
         self.audit = audit
@@ -85,6 +106,8 @@ class RenderSafeMiddleware:
         self.formats = dict(formats or {})
         self.json_paths = tuple(json_paths)
         self.request_id_header = request_id_header.lower()
+        self.max_request_bytes = max_request_bytes
+        self.conversation_hook = conversation
         if policy.audit_required and audit is None:
             raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
@@ -125,6 +148,27 @@ class RenderSafeMiddleware:
         """The format pinned for `path`, if any."""
         return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(path, p)), None)
 
+    def conversation_of(self, scope: Scope, tee: RequestTee) -> tuple[Any, tuple[str, ...]]:
+        """The conversation of a request (None when it has none), and notes on why it
+        may be only part of it. Never raises: a conversation it cannot read is None."""
+        hook = self.conversation_hook
+        try:
+            if hook is not None:
+                return hook(scope, tee.body), tee.notes()
+            headers = Headers(scope=scope)
+            found = conversation_of(
+                tee.body,
+                content_type=headers.get("content-type"),
+                coding=headers.get("content-encoding"),
+                whole=tee.whole,
+                limit=self.max_request_bytes,
+            )
+        except Exception as exc:  # whatever the request holds, the reply is still served
+            who = "the conversation hook" if hook is not None else "reading the request"
+            logger.warning("rendersafe: %s raised", who, exc_info=True)
+            return None, (*tee.notes(), f"unread: {who} raised {type(exc).__name__}")
+        return found.messages, tee.notes() + found.notes
+
 
 class _Responder:
     """One response: its codec, what has been sent, whether the client is still there."""
@@ -139,6 +183,7 @@ class _Responder:
         self.inflater: Inflater | None = None
         self.state: State = "new"
         self.disconnected = False
+        self.request = RequestTee(owner.max_request_bytes)
         # Records wait here and are flushed with `aemit`: `emit` may block, and this
         # runs on the event loop.
         self._pending: list[AuditRecord] = []
@@ -167,7 +212,7 @@ class _Responder:
 
     def _receive(self, receive: Receive) -> Receive:
         async def wrapped() -> Message:
-            message = await receive()
+            message = self.request.take(await receive())
             if message["type"] == "http.disconnect":
                 self._disconnect()
                 await self._flush_audit()
@@ -223,12 +268,24 @@ class _Responder:
         self.codec = self._codec(fmt, headers.get("content-type"))
         return []
 
+    def _conversation(self) -> tuple[Any, dict[str, str]]:
+        """What the request says the model saw, read now that the response starts (the
+        app has read the body by then, or as much as it will); and the context that
+        says why it may be only part of it."""
+        conversation, notes = self.owner.conversation_of(self.scope, self.request)
+        for note in notes:
+            level = logging.WARNING if note.startswith(("cut", "unread")) else logging.INFO
+            logger.log(level, "rendersafe %s %s: %s", self.source.method, self.source.path, note)
+        return conversation, {"conversation": "; ".join(notes)} if notes else {}
+
     def _codec(self, fmt: str, content_type: str | None) -> Codec:
-        """The codec of this body, its texts sanitised with this request's recorder."""
+        """The codec of this body, its texts sanitised with this request's recorder and
+        judged with its conversation."""
         sanitizer = self.owner.sanitizer
+        conversation, context = self._conversation()
         return codec_for(
             fmt,
-            Texts(sanitizer._recording(self.recorder)),
+            Texts(sanitizer._recording(self.recorder), conversation=conversation, context=context),
             charset=_charset(content_type),
             json_paths=self.owner.json_paths,
             json_limit=4 * sanitizer.policy.max_input_chars,

@@ -3,12 +3,14 @@
 A response can carry several texts at once (OpenAI's `n > 1` choices, Anthropic's
 content blocks, the AI SDK's text parts): each is keyed by what the wire format
 calls it. The sanitiser records each finding in its audit log, if it has one;
-`report` is also told of each, as it is made.
+`report` is also told of each, as it is made. Every text is judged with the same
+`conversation` (what the model saw) and `context`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any
 
 from ..errors import FormatError, InputTooLargeError
 from ..findings import Construct, Finding
@@ -24,10 +26,18 @@ class Texts:
     """Per-key `StreamSanitizer`s, and the whole sanitised text sent for each key."""
 
     def __init__(
-        self, sanitizer: Sanitizer, report: Report | None = None, *, keep_sent: bool = False
+        self,
+        sanitizer: Sanitizer,
+        report: Report | None = None,
+        *,
+        keep_sent: bool = False,
+        conversation: Any = None,
+        context: Mapping[str, str] | None = None,
     ) -> None:
         self.sanitizer = sanitizer
         self.report = report
+        self.conversation = conversation
+        self.context = dict(context or {})
         self._streams: dict[Hashable, StreamSanitizer] = {}
         # Only formats that repeat the whole text later need it kept (bounded by
         # the policy's max_input_chars, as a one-shot reply is).
@@ -43,7 +53,9 @@ class Texts:
             if key in self._ended:
                 # A client that joins the pieces would join them across the end.
                 raise FormatError(f"text {key!r} continued after it ended")
-            stream = self._streams[key] = self.sanitizer.stream(on_finding=self.report)
+            stream = self._streams[key] = self.sanitizer.stream(
+                context=self.context, on_finding=self.report, **self._judged_with()
+            )
         return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
 
     def close(self, key: Hashable) -> str:
@@ -74,7 +86,7 @@ class Texts:
 
     def one_shot(self, text: str) -> str:
         """Sanitise a complete text that arrived in one piece."""
-        result = self.sanitizer.run(text)
+        result = self.sanitizer.run(text, context=self.context, **self._judged_with())
         if self.report is not None:
             for finding in result.findings:
                 self.report(finding)
@@ -84,12 +96,18 @@ class Texts:
         """The finding that removes a citation or source URL (`image`: a file shown
         inline), recorded and reported; None when it may stay."""
         construct = Construct.IMAGE if image else Construct.CITATION
-        finding = self.sanitizer.check_url(url, image=image, construct=construct)
+        finding = self.sanitizer.check_url(
+            url, image=image, construct=construct, context=self.context
+        )
         if finding is not None:
             self.sanitizer._record(finding)  # check_url itself records nothing
             if self.report is not None:
                 self.report(finding)
         return finding
+
+    def _judged_with(self) -> dict[str, Any]:
+        # TODO(merge): pass conversation= always once the API is on main.
+        return {} if self.conversation is None else {"conversation": self.conversation}
 
     def _sent(self, key: Hashable, out: str) -> str:
         self._kept += len(out)
