@@ -1,6 +1,6 @@
 """What `RenderSafeMiddleware` costs a server under concurrent streaming load, in one run.
 
-    python benchmarks/bench_middleware.py [--streams 50] [--tokens 200]
+    python benchmarks/bench_middleware.py [--streams 50] [--tokens 200] [--conversation KB]
 
 The script starts a uvicorn server in a child process (this file run with `--serve`)
 with one Starlette endpoint that streams an OpenAI Chat Completions SSE reply: the
@@ -20,9 +20,19 @@ server's CPU time (user + sys, from /proc/<pid>/stat) is read around each round,
 * throughput ratio = tokens/s of wall time wrapped / unwrapped;
 * one core sanitises ~1e6 / (µs per token * 100) streams at 100 tokens/s.
 
+With `--conversation KB`, every request is also sent as a POST whose body is an OpenAI
+chat request of about KB kilobytes (a system prompt, a user message holding a token,
+then user and assistant turns from the corpus); the endpoint reads it on both paths,
+and the middleware reads the conversation from it and judges the reply with it. Those
+rounds alternate with the GET rounds, and
+
+* added by the conversation = middleware CPU per token with the body - without it
+  (target: <= 5 µs).
+
 Before timing, one reply that carries an exfiltration image is fetched from both
 paths: the image must be in the plain text and gone from the safe one, so the
-benchmark cannot silently measure a no-op.
+benchmark cannot silently measure a no-op; with a conversation, a reply whose link
+carries the token raw must lose it on /safe, too.
 """
 
 from __future__ import annotations
@@ -57,6 +67,8 @@ CORPUS_CHARS = 200_000
 TOKEN_CHARS = 4
 ATTACK = ATTACKS[0]  # a Markdown image to collector.example carrying a payload
 REPEATS = 3
+TOKEN = "quartz5521lime"  # in the conversation's first user message
+LEAK = f"\n\nSee [the status page](https://status.example.com/s?t={TOKEN}).\n"
 
 
 # --- the server (child process) -------------------------------------------------
@@ -100,12 +112,20 @@ def build_app(replies: list[str]) -> ASGIApp:
     """`/plain` unwrapped and `/safe` through the middleware: the same Starlette app."""
 
     async def completion(request: Request) -> StreamingResponse:
+        await request.body()  # a model server reads the request
         start = int(request.query_params.get("i", "0"))
         count = int(request.query_params.get("n", "200"))
         tokens = stream_tokens(replies, start, count)
+        if request.query_params.get("leak"):
+            tokens += [LEAK[i : i + TOKEN_CHARS] for i in range(0, len(LEAK), TOKEN_CHARS)]
         return StreamingResponse(events(tokens), media_type="text/event-stream")
 
-    plain = Starlette(routes=[Route("/plain", completion), Route("/safe", completion)])
+    methods = ["GET", "POST"]
+    routes = [
+        Route("/plain", completion, methods=methods),
+        Route("/safe", completion, methods=methods),
+    ]
+    plain = Starlette(routes=routes)
     safe = RenderSafeMiddleware(plain, policy=Policy())
 
     async def dispatch(scope: Scope, receive: Receive, send: Send) -> None:
@@ -144,11 +164,40 @@ def server_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def fetch(client: httpx.AsyncClient, path: str, start: int, count: int) -> bytes:
-    """Stream one reply; every byte is read and returned."""
+def conversation_request(kilobytes: int) -> bytes:
+    """An OpenAI chat request of about `kilobytes` KB: a system prompt, a user message
+    holding `TOKEN`, then user and assistant turns from the corpus."""
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant for Acme's developers."},
+        {"role": "user", "content": f"My deploy token is {TOKEN}; why does the build fail?"},
+    ]
+    honest = [r for r in corpus(CORPUS_CHARS) if "collector.example" not in r]
+    size, index = 0, 0
+    while size < kilobytes * 1024:
+        reply = honest[index % len(honest)]
+        asked = {"role": "user", "content": f"Thanks. And what about question {index}?"}
+        messages += [{"role": "assistant", "content": reply}, asked]
+        size += len(reply) + 40
+        index += 1
+    return json.dumps({"model": "m", "stream": True, "messages": messages}).encode()
+
+
+async def fetch(
+    client: httpx.AsyncClient,
+    path: str,
+    start: int,
+    count: int,
+    *,
+    request: bytes | None = None,
+    leak: bool = False,
+) -> bytes:
+    """Stream one reply (POSTing `request`, if given); every byte is read and returned."""
     body = bytearray()
-    params = {"i": str(start), "n": str(count)}
-    async with client.stream("GET", path, params=params) as response:
+    params = {"i": str(start), "n": str(count), **({"leak": "1"} if leak else {})}
+    method, headers = ("POST", {"content-type": "application/json"}) if request else ("GET", {})
+    async with client.stream(
+        method, path, params=params, content=request, headers=headers
+    ) as response:
         response.raise_for_status()
         async for data in response.aiter_raw():
             body += data
@@ -157,10 +206,18 @@ async def fetch(client: httpx.AsyncClient, path: str, start: int, count: int) ->
     return bytes(body)
 
 
-async def load(client: httpx.AsyncClient, pid: int, path: str, streams: int, tokens: int) -> Round:
+async def load(
+    client: httpx.AsyncClient,
+    pid: int,
+    path: str,
+    streams: int,
+    tokens: int,
+    *,
+    request: bytes | None = None,
+) -> Round:
     """All streams at once on `path`; the server's CPU and the wall time they took."""
     cpu, wall = server_cpu(pid), time.perf_counter()
-    await asyncio.gather(*(fetch(client, path, i, tokens) for i in range(streams)))
+    await asyncio.gather(*(fetch(client, path, i, tokens, request=request) for i in range(streams)))
     return Round(server_cpu(pid) - cpu, time.perf_counter() - wall)
 
 
@@ -189,26 +246,42 @@ async def check_sanitised(client: httpx.AsyncClient) -> None:
         raise RuntimeError("the /safe stream still carries the attack: the middleware is a no-op")
 
 
-async def measure(port: int, pid: int, streams: int, tokens: int) -> dict[str, Round]:
-    """Warm up, then the best of `REPEATS` alternating rounds per path."""
+async def check_conversation(client: httpx.AsyncClient, request: bytes) -> None:
+    """A link carrying the conversation's token raw streams through /plain, not /safe."""
+    plain = content_of(await fetch(client, "/plain", 0, 20, request=request, leak=True))
+    safe = content_of(await fetch(client, "/safe", 0, 20, request=request, leak=True))
+    if TOKEN not in plain:
+        raise RuntimeError("the leak is missing from the /plain stream")
+    if TOKEN in safe:
+        raise RuntimeError("/safe kept the conversation's token: the conversation was not read")
+
+
+async def measure(
+    port: int, pid: int, streams: int, tokens: int, request: bytes | None
+) -> dict[str, Round]:
+    """Warm up, then the best of `REPEATS` alternating rounds per path (and body)."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=60, trust_env=False
     ) as client:
         await check_sanitised(client)
-        rounds: dict[str, list[Round]] = {"/plain": [], "/safe": []}
+        bodies = {"": None}
+        if request is not None:
+            await check_conversation(client, request)
+            bodies["+conversation"] = request
+        rounds = {(path, name): list[Round]() for name in bodies for path in ("/plain", "/safe")}
         for repeat in range(REPEATS + 1):
-            for path, done in rounds.items():
-                result = await load(client, pid, path, streams, tokens)
+            for (path, name), done in rounds.items():
+                result = await load(client, pid, path, streams, tokens, request=bodies[name])
                 if repeat:  # round 0 is the warm-up
                     done.append(result)
     return {
-        path: Round(min(r.cpu for r in done), min(r.wall for r in done))
-        for path, done in rounds.items()
+        path + name: Round(min(r.cpu for r in done), min(r.wall for r in done))
+        for (path, name), done in rounds.items()
     }
 
 
-def report(best: dict[str, Round], streams: int, tokens: int) -> None:
+def report(best: dict[str, Round], streams: int, tokens: int, kilobytes: int) -> None:
     """Print the rounds and the ratios."""
     plain, safe = best["/plain"], best["/safe"]
     total = streams * tokens
@@ -220,6 +293,15 @@ def report(best: dict[str, Round], streams: int, tokens: int) -> None:
     print(f"throughput ratio wrapped / unwrapped: {plain.wall / safe.wall:.2f}")
     streams_per_core = f"{1e6 / (per_token * 100):.0f}" if per_token > 0 else "unbounded"
     print(f"one core sanitises ~{streams_per_core} concurrent streams at 100 tokens/s")
+    if "/safe+conversation" not in best:
+        return
+    plain, safe = best["/plain+conversation"], best["/safe+conversation"]
+    with_conversation = (safe.cpu - plain.cpu) / total * 1e6
+    print(f"with a {kilobytes} KB conversation in each request (POST):")
+    print(f"  server CPU per round: plain {plain.cpu:.3f} s, safe {safe.cpu:.3f} s")
+    print(f"  middleware CPU per token: {with_conversation:.1f} µs")
+    added = with_conversation - per_token
+    print(f"  added by the conversation: {added:.1f} µs per token (target <= 5)")
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], int]:
@@ -247,17 +329,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", type=int, default=50, help="concurrent streams per round")
     parser.add_argument("--tokens", type=int, default=200, help="tokens per stream")
+    parser.add_argument(
+        "--conversation", type=int, default=0, metavar="KB", help="also POST a KB conversation"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve()
         return
+    request = conversation_request(args.conversation) if args.conversation else None
     child, port = start_server()
     try:
-        best = asyncio.run(measure(port, child.pid, args.streams, args.tokens))
+        best = asyncio.run(measure(port, child.pid, args.streams, args.tokens, request))
     finally:
         stop_server(child)
-    report(best, args.streams, args.tokens)
+    report(best, args.streams, args.tokens, args.conversation)
 
 
 if __name__ == "__main__":

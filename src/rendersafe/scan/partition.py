@@ -29,7 +29,7 @@ from ..policy import Policy
 from ..sanitizer import Sanitizer
 from .inputs import Task
 from .options import ScanOptions
-from .records import Message, UnknownShapeError, messages_of, record_id
+from .records import Message, UnknownShapeError, conversations, messages_of, record_id
 from .rows import ErrorRow, FindingRow
 
 __all__ = ["PartResult", "scan_partition"]
@@ -154,10 +154,12 @@ class _Scanner:
 
     def _messages(self, messages: list[Message], line_no: int, rid: str) -> bool:
         changed = False
-        for message in messages:
+        for message, before in zip(messages, conversations(messages), strict=True):
             if not self.options.judges(message.role):
                 continue
-            result = self.sanitizer.run(message.text, context={"role": message.role})
+            result = self.sanitizer.run(
+                message.text, context={"role": message.role}, **_judged_with(before)
+            )
             for finding in result.findings:
                 self._finding(finding, line_no, rid, message.role)
             if result.findings:
@@ -259,6 +261,11 @@ def _encoded(data: Any, indent: int | None = None) -> bytes:
         return json.dumps(data, ensure_ascii=False, indent=indent).encode()
     except UnicodeEncodeError:
         return json.dumps(data, indent=indent).encode()
+
+
+def _judged_with(before: list[dict[str, Any]] | None) -> dict[str, Any]:
+    # TODO(merge): pass conversation=before always once the API is on main.
+    return {} if before is None else {"conversation": before}
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,19 +6,23 @@
     one reply            "..."  or  {"reply" | "response" | "completion" | "output" | "text": "..."}
     --json-path          the fields named, as replies
 
-Each message comes with a way to put its sanitised text back, so `--fix` changes only
-the text and leaves everything else in the record as it was.
+A record's system prompt (Anthropic's `system`; `prompt`, `instruction` and `input` of
+prompt/completion data) and tool results are messages too: each reply is judged with
+the messages before it (`conversation_before`). Each message comes with a way to put its
+sanitised text back, so `--fix` changes only the text and leaves everything else in the
+record as it was.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..wire.json_path import json_path_fields
 
-__all__ = ["Message", "UnknownShapeError", "messages_of", "record_id"]
+__all__ = ["Message", "UnknownShapeError", "conversations", "messages_of", "record_id"]
 
 _SHAREGPT_ROLES = {"gpt": "assistant", "human": "user", "system": "system", "tool": "tool"}
 _REPLY_FIELDS = ("reply", "response", "completion", "output", "text")
@@ -28,6 +32,14 @@ _MESSAGE_FIELDS = ("refusal", "reasoning_content", "reasoning")
 # the Assistants API's `text.value`.
 _PART_FIELDS = ("text", "thinking", "refusal")
 _ID_FIELDS = ("id", "conversation_id", "record_id", "uuid")
+# What the model was given before its reply, in records that keep it beside the
+# messages or the reply.
+_PROMPT_FIELDS = (
+    ("system", "system"),
+    ("instruction", "user"),
+    ("prompt", "user"),
+    ("input", "user"),
+)
 
 
 class UnknownShapeError(ValueError):
@@ -42,6 +54,7 @@ class Message:
     text: str
     holder: Any  # the dict or list that holds the text
     key: Any
+    turn: int = 0  # which message of the record it is part of
 
     def put(self, text: str) -> None:
         """Write the sanitised text back into the record."""
@@ -75,56 +88,95 @@ def messages_of(data: Any, json_paths: tuple[str, ...] = ()) -> list[Message]:
     )
 
 
+def conversations(messages: list[Message]) -> Iterator[list[dict[str, Any]] | None]:
+    """For each message, the messages of the record before it (its own message's other
+    parts excluded), as chat messages for `conversation=`; None when there are none."""
+    done: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    turn = None
+    for message in messages:
+        if message.turn != turn:
+            if current is not None:
+                done.append(current)
+            current, turn = {"role": message.role, "content": []}, message.turn
+        yield list(done) if done else None
+        if current is not None:
+            current["content"].append({"type": "text", "text": message.text})
+
+
 def _chat(data: Any) -> Iterator[Message]:
+    turns = _counter()
+    yield from _prompts(data, turns)
     for message in data["messages"]:
         if isinstance(message, dict):
-            yield from _message(message)
-    yield from _replies(data)  # prompt/completion records: the completion is the reply
+            yield from _message(message, next(turns))
+    yield from _replies(data, turns)  # prompt/completion records: the completion is the reply
 
 
-def _message(message: dict[str, Any]) -> Iterator[Message]:
+def _message(message: dict[str, Any], turn: int = 0) -> Iterator[Message]:
     # No role is read as the model's: judging too much is the safe mistake.
     role = str(message.get("role") or "assistant").lower()
-    yield from _content(role, message, "content")
+    yield from _content(role, message, "content", turn)
     for field in _MESSAGE_FIELDS:
         if isinstance(message.get(field), str):
-            yield Message(role, message[field], message, field)
+            yield Message(role, message[field], message, field, turn)
 
 
 def _sharegpt(data: Any) -> Iterator[Message]:
-    for turn in data["conversations"]:
+    for number, turn in enumerate(data["conversations"]):
         if isinstance(turn, dict) and isinstance(turn.get("value"), str):
             role = str(turn.get("from") or "gpt").lower()
-            yield Message(_SHAREGPT_ROLES.get(role, role), turn["value"], turn, "value")
+            yield Message(_SHAREGPT_ROLES.get(role, role), turn["value"], turn, "value", number)
 
 
 def _one_message(data: Any) -> Iterator[Message]:
     yield from _message(data)
 
 
-def _content(role: str, holder: dict[str, Any], key: str) -> Iterator[Message]:
+def _content(role: str, holder: dict[str, Any], key: str, turn: int) -> Iterator[Message]:
     content = holder.get(key)
     if isinstance(content, str):
-        yield Message(role, content, holder, key)
+        yield Message(role, content, holder, key, turn)
     elif isinstance(content, list):
         for part in content:
             if isinstance(part, dict):
-                yield from _part(role, part)
+                yield from _part(role, part, turn)
 
 
-def _part(role: str, part: dict[str, Any]) -> Iterator[Message]:
+def _part(role: str, part: dict[str, Any], turn: int) -> Iterator[Message]:
+    if part.get("type") == "tool_result":  # Anthropic: a tool's answer in a user message
+        yield from _content("tool", part, "content", turn)
+        return
     for field in _PART_FIELDS:
         value = part.get(field)
         if isinstance(value, str):
-            yield Message(role, value, part, field)
+            yield Message(role, value, part, field, turn)
         elif isinstance(value, dict) and isinstance(value.get("value"), str):
-            yield Message(role, value["value"], value, "value")
+            yield Message(role, value["value"], value, "value", turn)
 
 
-def _replies(data: dict[str, Any]) -> Iterator[Message]:
+def _prompts(data: dict[str, Any], turns: Iterator[int]) -> Iterator[Message]:
+    """What the model was given besides the messages: a system prompt, a prompt."""
+    for field, role in _PROMPT_FIELDS:
+        if isinstance(data.get(field), str | list):
+            yield from _content(role, data, field, next(turns))
+
+
+def _replies(data: dict[str, Any], turns: Iterator[int] | None = None) -> Iterator[Message]:
+    turns = turns or _counter()
     for name in _REPLY_FIELDS:
         if isinstance(data.get(name), str):
-            yield Message("assistant", data[name], data, name)
+            yield Message("assistant", data[name], data, name, next(turns))
+
+
+def _one_reply(data: dict[str, Any]) -> Iterator[Message]:
+    turns = _counter()
+    yield from _prompts(data, turns)
+    yield from _replies(data, turns)
+
+
+def _counter() -> Iterator[int]:
+    return itertools.count()
 
 
 def _is_chat(data: Any) -> bool:
@@ -147,5 +199,5 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], Callable[[Any], Iterator[Message]]],
     (_is_chat, _chat),
     (_is_sharegpt, _sharegpt),
     (_is_message, _one_message),
-    (_is_reply, _replies),
+    (_is_reply, _one_reply),
 )

@@ -184,7 +184,7 @@ def _system(data: dict[str, Any], field: str) -> list[Any]:
 def _chat(data: Any) -> list[Any] | None:
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         return None
-    messages = data["messages"]
+    messages: list[Any] = data["messages"]
     if any(isinstance(m, dict) and isinstance(m.get("parts"), list) for m in messages):
         messages = [item for m in messages for item in _ui_message(m)]
     return _system(data, "system") + messages

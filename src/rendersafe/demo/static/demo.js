@@ -1,11 +1,26 @@
-// The demo page: stream a reply, re-render the whole Markdown after every token (as chat
-// clients do), then show the audit records rendersafe wrote for the request.
+// The demo page: send the conversation as an OpenAI chat request, stream the reply,
+// re-render the whole Markdown after every token (as chat clients do), then show the
+// audit records rendersafe wrote for the request.
 "use strict";
 
 const md = window.markdownit({ html: true, linkify: true });
 const reply = document.getElementById("reply");
 const status = document.getElementById("status");
 const records = document.getElementById("records");
+const conversation = document.getElementById("conversation");
+let messages = [];
+
+async function loadConversation() {
+  messages = await (await fetch("/demo/conversation")).json();
+  conversation.className = "";
+  conversation.replaceChildren(...messages.map((m) => {
+    const line = document.createElement("p");
+    const who = document.createElement("b");
+    who.textContent = m.role + ": ";
+    line.append(who, m.content);
+    return line;
+  }));
+}
 
 function* sseData(buffer) {
   // Yields the data of each complete event; returns what is left over.
@@ -29,7 +44,9 @@ async function stream(scenario) {
   records.textContent = "Waiting for the reply to end.";
   records.className = "none";
   const response = await fetch(`/${bypass ? "raw" : "api"}/chat?scenario=${scenario}`, {
-    headers: { "x-request-id": requestId },
+    method: "POST",
+    headers: { "x-request-id": requestId, "content-type": "application/json" },
+    body: JSON.stringify({ model: "demo", stream: true, messages }),
   });
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -74,5 +91,6 @@ async function showAudit(requestId) {
   records.replaceChildren(table);
 }
 
-document.getElementById("honest").addEventListener("click", () => stream("honest"));
-document.getElementById("attack").addEventListener("click", () => stream("attack"));
+const ready = loadConversation();
+document.getElementById("honest").addEventListener("click", () => ready.then(() => stream("honest")));
+document.getElementById("attack").addEventListener("click", () => ready.then(() => stream("attack")));
