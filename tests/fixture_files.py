@@ -4,6 +4,10 @@ Each case is a title line, a `.` line, the input, a `.` line, the expected
 output, and a closing `.` line. A title may end with `=> reason, reason`: the
 reasons the findings must give, exactly. Expected output `<unchanged>` means the
 input must come back byte for byte.
+
+A case may give the conversation the model saw, as a block before the input that
+starts with a `% conversation` line: one message per line, `role: text` (`\n` in
+the text is a line break). The case is sanitised with it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 
 FIXTURES = Path(__file__).parent / "fixtures"
 UNCHANGED = "<unchanged>"
+CONVERSATION = "% conversation"
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,8 @@ class Case:
     input: str
     expected: str
     reasons: frozenset[str] | None
+    # Messages as {"role", "content"} dicts, when the case gives a conversation.
+    conversation: tuple[dict[str, str], ...] | None = None
 
     @property
     def id(self) -> str:
@@ -48,10 +55,14 @@ def read_cases(path: Path) -> list[Case]:
         if i + 1 >= len(lines) or lines[i + 1] != ".":
             raise ValueError(f"{path}:{i + 1}: expected '.' after the title {title!r}")
         source, i = _block(lines, i + 2, path)
+        conversation = None
+        if source.startswith(CONVERSATION):
+            conversation = _messages(source, path, start)
+            source, i = _block(lines, i, path)
         expected, i = _block(lines, i, path)
         text, reasons = _title(title)
         output = source if expected == UNCHANGED else expected
-        cases.append(Case(path, start, text, source, output, reasons))
+        cases.append(Case(path, start, text, source, output, reasons, conversation))
     return cases
 
 
@@ -62,6 +73,16 @@ def _block(lines: list[str], i: int, path: Path) -> tuple[str, int]:
     if i >= len(lines):
         raise ValueError(f"{path}:{start}: unterminated block")
     return "\n".join(lines[start:i]), i + 1
+
+
+def _messages(block: str, path: Path, line: int) -> tuple[dict[str, str], ...]:
+    messages = []
+    for entry in block.split("\n")[1:]:
+        role, colon, text = entry.partition(":")
+        if not colon:
+            raise ValueError(f"{path}:{line}: a conversation line is 'role: text', got {entry!r}")
+        messages.append({"role": role.strip(), "content": text.strip().replace("\\n", "\n")})
+    return tuple(messages)
 
 
 def _title(line: str) -> tuple[str, frozenset[str] | None]:

@@ -21,6 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_version", "errors", "findings", "proxy"}),
     frozenset({"urls"}),
     frozenset({"policy"}),
+    frozenset({"conversation"}),
     frozenset({"config"}),
     frozenset({"audit"}),
     frozenset({"engine"}),

@@ -14,7 +14,7 @@ CASES = all_cases()
 def _run(case: Case) -> tuple[Result, str]:
     crlf = case.title.startswith("CRLF")
     text = case.input.replace("\n", "\r\n") if crlf else case.input
-    result = sanitizer_for(case.path.parent).run(text)
+    result = sanitizer_for(case.path.parent).run(text, conversation=case.conversation)
     output = result.text.replace("\r\n", "\n") if crlf else result.text
     return result, output
 
@@ -40,7 +40,7 @@ def test_findings_explain_every_change(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_idempotent(case: Case) -> None:
     result, _output = _run(case)
-    again = sanitizer_for(case.path.parent).run(result.text)
+    again = sanitizer_for(case.path.parent).run(result.text, conversation=case.conversation)
     assert again.text == result.text
     assert again.findings == ()
 

@@ -10,22 +10,25 @@ from rendersafe import Finding, Policy, Result, Sanitizer, sanitize
 
 def test_exported_names() -> None:
     assert sorted(rendersafe.__all__) == [
-        "Action", "Construct", "Finding", "ImageProxy", "InputTooLargeError", "Policy",
-        "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError", "Sanitizer",
-        "StreamSanitizer", "Thresholds", "asanitize_stream", "sanitize", "sanitize_stream",
+        "Action", "Construct", "Conversation", "Finding", "ImageProxy", "InputTooLargeError",
+        "Policy", "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError",
+        "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "mint_canary",
+        "sanitize", "sanitize_stream",
     ]  # fmt: skip
 
 
 def test_signatures() -> None:
     assert (
-        str(inspect.signature(sanitize)) == "(text: 'str', policy: 'Policy | None' = None) -> 'str'"
+        str(inspect.signature(sanitize))
+        == "(text: 'str', policy: 'Policy | None' = None, *, conversation: 'ConversationLike' = None) -> 'str'"
     )
     assert str(inspect.signature(Sanitizer.run)) == (
-        "(self, text: 'str', *, context: 'Mapping[str, str] | None' = None) -> 'Result'"
+        "(self, text: 'str', *, context: 'Mapping[str, str] | None' = None, "
+        "conversation: 'ConversationLike' = None) -> 'Result'"
     )
     assert list(inspect.signature(Sanitizer).parameters) == ["policy", "audit"]
     assert list(inspect.signature(Sanitizer.stream).parameters) == [
-        "self", "context", "on_finding",
+        "self", "context", "on_finding", "conversation",
     ]  # fmt: skip
 
 

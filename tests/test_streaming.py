@@ -58,8 +58,10 @@ def _cuts(text: str, data: st.DataObject) -> list[str]:
     return chunks
 
 
-def _stream(sanitizer: Sanitizer, chunks: list[str]) -> tuple[list[str], tuple[object, ...]]:
-    stream = sanitizer.stream()
+def _stream(
+    sanitizer: Sanitizer, chunks: list[str], conversation: tuple[dict[str, str], ...] | None = None
+) -> tuple[list[str], tuple[object, ...]]:
+    stream = sanitizer.stream(conversation=conversation)
     outputs = [stream.feed(chunk) for chunk in chunks]
     outputs.append(stream.close())
     return outputs, stream.findings
@@ -69,8 +71,8 @@ def _stream(sanitizer: Sanitizer, chunks: list[str]) -> tuple[list[str], tuple[o
 @given(st.sampled_from(CASES), st.data())
 def test_any_chunking_equals_one_shot_on_the_fixtures(case: Case, data: st.DataObject) -> None:
     sanitizer = sanitizer_for(case.path.parent)
-    expected = sanitizer.run(case.input)
-    outputs, findings = _stream(sanitizer, _cuts(case.input, data))
+    expected = sanitizer.run(case.input, conversation=case.conversation)
+    outputs, findings = _stream(sanitizer, _cuts(case.input, data), case.conversation)
     assert "".join(outputs) == expected.text
     assert findings == expected.findings
 

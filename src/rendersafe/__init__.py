@@ -4,9 +4,11 @@ from rendersafe import sanitize, Sanitizer, Policy
 clean = sanitize(reply)                              # no remote image survives
 result = Sanitizer(Policy(allowed_image_hosts=["cdn.example.com"])).run(reply)
 result.text, result.findings
+Sanitizer(policy).run(reply, conversation=messages)  # judge URLs with what the model saw
 """
 
 from ._version import __version__ as __version__
+from .conversation import Conversation, mint_canary
 from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Reason, Result
 from .policy import ImageProxy, Policy, Thresholds
@@ -16,6 +18,7 @@ from .streaming import StreamSanitizer
 __all__ = [
     "Action",
     "Construct",
+    "Conversation",
     "Finding",
     "ImageProxy",
     "InputTooLargeError",
@@ -29,6 +32,7 @@ __all__ = [
     "StreamSanitizer",
     "Thresholds",
     "asanitize_stream",
+    "mint_canary",
     "sanitize",
     "sanitize_stream",
 ]

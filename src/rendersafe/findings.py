@@ -62,6 +62,10 @@ class Reason(StrEnum):
     RAW_HTML_POLICY = "raw_html_policy"
     HOLD_LIMIT = "hold_limit"
     UNSETTLED = "unsettled"
+    CONVERSATION_DATA = "conversation_data"
+    CANARY = "canary"
+    BEACON = "beacon"
+    HOST_NOT_IN_CONVERSATION = "host_not_in_conversation"
 
 
 class Finding(BaseModel):

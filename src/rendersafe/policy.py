@@ -104,6 +104,9 @@ class ImageProxy(BaseModel):
 RemovedImage = Literal["alt_and_marker", "alt", "marker", "nothing"]
 DataLink = Literal["text", "text_and_marker", "nothing"]
 RawHtml = Literal["sanitize", "escape", "strip"]
+LinkHosts = Literal["any", "conversation"]
+# A canary shorter than this would match honest text by chance.
+MIN_CANARY_CHARS = 8
 
 
 class Policy(BaseModel):
@@ -163,6 +166,22 @@ class Policy(BaseModel):
         description="The middleware answers 503 while the audit log cannot be written, "
         "instead of serving replies it cannot record.",
     )
+    canaries: tuple[str, ...] = Field(
+        (),
+        description="Strings planted in the system prompt (see rendersafe.mint_canary); a URL "
+        "holding one, in any encoding, is removed whatever its host.",
+    )
+    link_hosts: LinkHosts = Field(
+        "any",
+        description="any: a link may go to any host it carries no data to; conversation: a "
+        "link to a host neither trusted, allowed nor seen in the conversation becomes text.",
+    )
+    max_beacon_images: int = Field(
+        4,
+        ge=1,
+        description="Images (and links) on one host whose URLs differ only in a short token "
+        "kept per reply; the rest are one data channel and removed (reason beacon).",
+    )
     thresholds: Thresholds = Thresholds()
 
     def __init__(self, **data: Any) -> None:
@@ -182,6 +201,8 @@ class Policy(BaseModel):
                 data[field] = _host_entries(field, data[field])
         if "allowed_link_schemes" in data:
             data["allowed_link_schemes"] = _schemes(data["allowed_link_schemes"])
+        if "canaries" in data:
+            data["canaries"] = _canaries(data["canaries"])
         return data
 
     @model_validator(mode="after")
@@ -213,6 +234,18 @@ def _as_list(field: str, value: Any) -> list[str]:
     if not all(isinstance(v, str) for v in value):
         raise PolicyError(field, f"expected a list of strings, got {value!r}")
     return list(value)
+
+
+def _canaries(value: Any) -> tuple[str, ...]:
+    canaries = tuple(dict.fromkeys(c.strip() for c in _as_list("canaries", value)))
+    short = [c for c in canaries if len(c) < MIN_CANARY_CHARS]
+    if short:
+        raise PolicyError(
+            "canaries",
+            f"{short!r}: a canary needs at least {MIN_CANARY_CHARS} characters to be rare "
+            "(rendersafe.mint_canary() makes one)",
+        )
+    return canaries
 
 
 def _host_entries(field: str, value: Any) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, It
 from .audit.log import AuditLog
 from .audit.record import Source
 from .audit.recorder import AuditRecorder
+from .conversation import Conversation, ConversationLike
 from .engine.carry import Carry
 from .engine.state import Compiled
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
@@ -50,8 +51,19 @@ class Sanitizer:
         self.units = UnitSanitizer(Compiled.of(self.policy), build_parser())
         warm_up()
 
-    def run(self, text: str, *, context: Mapping[str, str] | None = None) -> Result:
+    def run(
+        self,
+        text: str,
+        *,
+        context: Mapping[str, str] | None = None,
+        conversation: ConversationLike = None,
+    ) -> Result:
         """Sanitise `text`; return the safe text and a finding for every change.
+
+        `conversation` is what the model saw (strings, chat messages in the OpenAI,
+        Anthropic, Ollama or Responses shapes, or a `Conversation` built once): a URL
+        carrying a piece of it is removed (reason `conversation_data`), and a URL
+        copied from it is not held to the reply-only data heuristics.
 
         Raises `TypeError` for non-`str` input, `InputTooLargeError` above
         `policy.max_input_chars`, and `SanitizeError` for any internal failure.
@@ -65,8 +77,9 @@ class Sanitizer:
         if len(text) > self.policy.max_input_chars:
             raise InputTooLargeError(len(text), self.policy.max_input_chars)
         extra = context_dict(context)
+        reply = self.units.for_reply(Conversation.coerce(conversation))
         try:
-            result = self._run(text, extra)
+            result = self._run(reply, text, extra)
         except RenderSafeError:
             raise
         except Exception as exc:
@@ -80,15 +93,18 @@ class Sanitizer:
         *,
         context: Mapping[str, str] | None = None,
         on_finding: Callable[[Finding], None] | None = None,
+        conversation: ConversationLike = None,
     ) -> StreamSanitizer:
         """A `StreamSanitizer` for one reply: `feed()` chunks, then `close()`.
 
-        `on_finding` is called with each finding as it is made (an audit log's hook).
+        `on_finding` is called with each finding as it is made (an audit log's hook);
+        `conversation` is as for `run`.
         """
         hook = on_finding
         if self._recorder is not None:
             hook = self._record if on_finding is None else _both(self._record, on_finding)
-        return StreamSanitizer(self.units, context_dict(context), hook)
+        units = self.units.for_reply(Conversation.coerce(conversation))
+        return StreamSanitizer(units, context_dict(context), hook)
 
     def _record(self, finding: Finding) -> None:
         if self._recorder is not None:
@@ -134,14 +150,14 @@ class Sanitizer:
             context=context_dict(context),
         )
 
-    def _run(self, text: str, context: dict[str, str]) -> Result:
+    def _run(self, reply: UnitSanitizer, text: str, context: dict[str, str]) -> Result:
         limit = self.policy.max_hold_chars
         segmenter = Segmenter(limit)
         units = segmenter.push(text) + segmenter.finish()
         carry, sent = Carry(), SentText.of_reply(text, limit)
         outputs, findings = list[str](), list[Finding]()
         for unit in units:
-            settled = self.units.settle(unit, carry, sent, context)
+            settled = reply.settle(unit, carry, sent, context)
             outputs.append(settled.text)
             findings.extend(settled.findings)
             carry = settled.carry
@@ -174,22 +190,29 @@ def _cached(policy: Policy) -> Sanitizer:
     return Sanitizer(policy)
 
 
-def sanitize(text: str, policy: Policy | None = None) -> str:
+def sanitize(
+    text: str, policy: Policy | None = None, *, conversation: ConversationLike = None
+) -> str:
     """Return `text` with every unsafe image and data-carrying link neutralised.
 
     A reply with nothing unsafe comes back unchanged, byte for byte. For the
-    findings, or to reuse one policy efficiently, use `Sanitizer(policy).run(text)`.
+    findings, or to reuse one policy efficiently, use `Sanitizer(policy).run(text)`;
+    `conversation` is as for `Sanitizer.run`.
     """
-    return _cached(policy if policy is not None else Policy()).run(text).text
+    sanitizer = _cached(policy if policy is not None else Policy())
+    return sanitizer.run(text, conversation=conversation).text
 
 
-def sanitize_stream(chunks: Iterable[str], policy: Policy | None = None) -> Iterator[str]:
+def sanitize_stream(
+    chunks: Iterable[str], policy: Policy | None = None, *, conversation: ConversationLike = None
+) -> Iterator[str]:
     """Sanitise a reply arriving as `chunks`; yield what is safe as soon as it is.
 
     The concatenation equals `sanitize("".join(chunks), policy)`. Empty pieces are
     not yielded.
     """
-    stream = _cached(policy if policy is not None else Policy()).stream()
+    sanitizer = _cached(policy if policy is not None else Policy())
+    stream = sanitizer.stream(conversation=conversation)
     for chunk in chunks:
         if out := stream.feed(chunk):
             yield out
@@ -198,10 +221,14 @@ def sanitize_stream(chunks: Iterable[str], policy: Policy | None = None) -> Iter
 
 
 async def asanitize_stream(
-    chunks: AsyncIterable[str], policy: Policy | None = None
+    chunks: AsyncIterable[str],
+    policy: Policy | None = None,
+    *,
+    conversation: ConversationLike = None,
 ) -> AsyncIterator[str]:
     """`sanitize_stream` for an async source (a model client's token stream)."""
-    stream = _cached(policy if policy is not None else Policy()).stream()
+    sanitizer = _cached(policy if policy is not None else Policy())
+    stream = sanitizer.stream(conversation=conversation)
     async for chunk in chunks:
         if out := stream.feed(chunk):
             yield out

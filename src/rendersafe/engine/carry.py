@@ -13,7 +13,14 @@ from ..urls import Verdict
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
 
-__all__ = ["MAX_LABELS", "Carry", "Delta", "LenientDefinition", "parsed_references"]
+__all__ = [
+    "MAX_LABELS",
+    "NO_CHANNELS",
+    "Carry",
+    "Delta",
+    "LenientDefinition",
+    "parsed_references",
+]
 
 # Labels remembered across units: bounded, so a stream's memory is too. Past it,
 # every new definition is judged as an image would use it (the stricter reading).
@@ -22,6 +29,7 @@ MAX_LABELS = 4096
 _NO_REFERENCES: Table[dict[str, Any]] = Table()
 _NO_DEFINITIONS: Table[bool] = Table()
 _NO_LABELS: Table[bool] = Table()
+NO_CHANNELS: Table[tuple[str, ...]] = Table(concatenated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,8 @@ class Delta:
     image_labels: frozenset[str]
     # Images kept in the reply so far (the image cap's count).
     images_kept: int
+    # The distinct images kept per channel so far (the beacons' count).
+    image_channels: Table[tuple[str, ...]] = NO_CHANNELS
     # What a healing renderer holds open after the text.
     healer: HealerState = NOTHING_OPEN
 
@@ -83,6 +93,7 @@ class Carry:
     image_labels: Table[bool] = _NO_LABELS
     labels_overflowed: bool = False
     images_kept: int = 0
+    image_channels: Table[tuple[str, ...]] = NO_CHANNELS
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
@@ -103,6 +114,7 @@ class Carry:
         moved = replace(
             self,
             images_kept=delta.images_kept,
+            image_channels=delta.image_channels,
             line=line,
             column=column,
             after_forced_cut=forced,

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..findings import Action, Construct, Reason
 from ..urls import Role, UrlJudge, Verdict
-from .carry import Carry, Delta, LenientDefinition
+from .beacons import image_shape, sent_href
+from .carry import NO_CHANNELS, Carry, Delta, LenientDefinition
 from .edits import Edit, Keep
+from .judging import Judge, ReplyJudge
 from .regions import Regions
 from .source import SourceText
+from .tables import Table
 
 if TYPE_CHECKING:
+    from ..conversation import Conversation
     from ..policy import Policy
 
 __all__ = ["Compiled", "Detector", "Markers", "Note", "Pass"]
@@ -56,19 +60,26 @@ class Markers:
 
 @dataclass(frozen=True, slots=True)
 class Compiled:
-    """A policy compiled once: its URL judge, its markers, the schemes a kept URL has."""
+    """A policy compiled once: its URL judge, its markers, the schemes a kept URL has;
+    and the judge of the reply at hand (`for_reply`)."""
 
     policy: Policy
-    judge: UrlJudge
+    urls: UrlJudge
     markers: Markers
     link_schemes: frozenset[str]
+    judge: Judge
 
     @classmethod
     def of(cls, policy: Policy) -> Compiled:
         """Compile `policy`."""
         extra = {"data"} if policy.allow_data_images else set()
         schemes = frozenset(policy.allowed_link_schemes) | extra
-        return cls(policy, UrlJudge(policy), Markers.of(policy), schemes)
+        urls = UrlJudge(policy)
+        return cls(policy, urls, Markers.of(policy), schemes, urls)
+
+    def for_reply(self, conversation: Conversation | None) -> Compiled:
+        """These rules, judging one reply's URLs with what its conversation says."""
+        return replace(self, judge=ReplyJudge(self.urls, conversation))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +108,8 @@ class Pass:
     edits: list[Edit] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     images_kept: int = 0
+    # The distinct images kept per channel (host and shape), this text's included.
+    image_channels: Table[tuple[str, ...]] = field(default_factory=lambda: NO_CHANNELS)
     # Labels of reference definitions markdown-it read here, in order, and whether
     # each was kept (labels the carry has already are not redefined).
     definitions: dict[str, bool] = field(default_factory=dict)
@@ -106,7 +119,13 @@ class Pass:
     @classmethod
     def over(cls, rules: Compiled, source: SourceText, carry: Carry) -> Pass:
         """A pass over `source`, after the units that left `carry`."""
-        return cls(rules, source, carry, images_kept=carry.images_kept)
+        return cls(
+            rules,
+            source,
+            carry,
+            images_kept=carry.images_kept,
+            image_channels=carry.image_channels,
+        )
 
     @property
     def policy(self) -> Policy:
@@ -193,15 +212,31 @@ class Pass:
 
     def spend_image(self, raw: str) -> Verdict:
         """Judge an image URL a renderer shows, and spend one of the per-reply image
-        cap's images when it is kept (past the cap it is dropped)."""
+        cap's images when it is kept (past the cap it is dropped), and one of its
+        channel's (past a few, it is a beacon)."""
         verdict = self.rules.judge.judge(raw, Role.IMAGE)
         if verdict.action == "drop":
             return verdict
         cap = self.policy.max_images
         if cap is not None and self.images_kept >= cap:
             return Verdict("drop", (Reason.IMAGE_CAP_EXCEEDED,), verdict.url)
+        if not self._spend_channel(verdict):
+            return Verdict("drop", (Reason.BEACON,), verdict.url)
         self.images_kept += 1
         return verdict
+
+    def _spend_channel(self, verdict: Verdict) -> bool:
+        href = sent_href(verdict.url)
+        if href is None or verdict.url.parts is None:
+            return True
+        shape = image_shape(verdict.url.parts)
+        kept = self.image_channels.get(shape) or ()
+        if href in kept:
+            return True  # fetched once: no new use of the channel
+        if len(kept) >= self.policy.max_beacon_images:
+            return False
+        self.image_channels = self.image_channels.grown({shape: (href,)})
+        return True
 
     def image_parts(self, alt: Keep | None) -> tuple[str | Keep, ...]:
         """What replaces a removed image whose alt text is `alt`."""
@@ -231,6 +266,7 @@ class Pass:
             lenient=tuple(self.lenient),
             image_labels=frozenset(image_labels),
             images_kept=self.images_kept,
+            image_channels=self.image_channels,
         )
 
 

@@ -42,7 +42,7 @@ class Placement:
             host=redact_host(note.host) if note.host else note.host,
             url=redact(note.url.url) if note.url is not None else None,
             full_url=_full(note.url.url) if note.url is not None else None,
-            detail=note.detail,
+            detail=note.detail or (note.url.source if note.url is not None else None),
             detector=note.detector,
             recheck=recheck,
             context=context,

@@ -24,6 +24,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ..conversation import Conversation
 from ..engine.carry import Carry, Delta, parsed_references
 from ..engine.edits import splice
 from ..engine.source import Normalised, SourceText
@@ -85,6 +86,11 @@ class UnitSanitizer:
     def __init__(self, rules: Compiled, md: MarkdownIt) -> None:
         self.rules = rules
         self.md = md
+
+    def for_reply(self, conversation: Conversation | None) -> UnitSanitizer:
+        """A sanitiser for one reply (a run or a stream), judging its URLs with what
+        `conversation` says and with the URLs of the reply before them."""
+        return UnitSanitizer(self.rules.for_reply(conversation), self.md)
 
     @property
     def policy(self) -> Policy:
@@ -264,4 +270,5 @@ def _joined(deltas: list[Delta]) -> Delta:
         lenient=tuple(d for delta in deltas for d in delta.lenient),
         image_labels=frozenset().union(*(delta.image_labels for delta in deltas)),
         images_kept=deltas[-1].images_kept,
+        image_channels=deltas[-1].image_channels,
     )

@@ -49,6 +49,8 @@ class Verdict:
     action: Literal["keep", "proxy", "drop"]
     reasons: tuple[Reason, ...]
     url: ParsedUrl
+    # Where the data came from, for the finding: "from message 2 (user)", never the data.
+    source: str | None = None
 
     @property
     def host(self) -> str | None:
@@ -164,6 +166,14 @@ class UrlJudge:
                 if nested.action == "drop" and nested.url.href is not None:
                     reasons |= {Reason.NESTED_URL, *nested.reasons}
         return _verdict(url, reasons)
+
+    def trusts(self, url: ParsedUrl) -> bool:
+        """Is `url` on a trusted link host (its origin, under every renderer's reading)?"""
+        return url.href is not None and self._is_trusted(url)
+
+    def allows_image_host(self, url: ParsedUrl) -> bool:
+        """Does the image allowlist admit `url`'s host and port?"""
+        return url.mdurl_host is None and self._images.admits(url.host, url.port)
 
     def _signed_by_proxy(self, url: ParsedUrl) -> bool:
         """True for a URL rendersafe itself rewrote through the image proxy."""

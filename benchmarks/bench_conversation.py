@@ -1,0 +1,172 @@
+"""What judging with the conversation costs: building its index, and checking URLs.
+
+    python benchmarks/bench_conversation.py [--rounds R]
+
+Prints CPU seconds (`time.process_time`), the median over R rounds and the spread
+(min-max), the measurements interleaved round by round so that load from other
+processes on the machine neither shows up as time nor favours one of them:
+
+- build + index for 5, 20 and 80 KB conversations (`Conversation.from_messages`, the
+  piece index, the copied-URL set), and the 80/20 ratio (linear: about 4);
+- one taint check per URL, on a built conversation, with the URL readings cache cold
+  (every URL new) and warm (URLs seen before);
+- `Sanitizer().run` on a 4 KB reply with many links, against what this part adds to
+  it for a 20 KB conversation: from_messages + index + `has_url` and
+  `tracker().check` of every URL of the reply (the wiring into the sanitiser is not
+  in this branch, so that cost is timed directly). The target: at most 10 %.
+
+The conversation is made of the corpus' replies (benchmarks/corpus.py) as the
+assistant's turns, user questions carrying an e-mail address, a phone number or a
+key now and then, tool results in JSON with URLs and IDs, and a system prompt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from corpus import LINKS, WORDS, reply
+from rendersafe import Sanitizer
+from rendersafe.conversation import Conversation, readings
+from rendersafe.urls.parse import ParsedUrl, parse_url
+
+ROOT = Path(__file__).parent.parent
+SYSTEM = (
+    "You are a helpful assistant for Example Corp. Answer questions about the product, "
+    "cite the documentation, and never reveal internal notes. Internal token: "
+    "tok_9f8e7d6c5b4a3f2e1d0c. Support line +44 20 7946 0958."
+)
+
+
+def conversation(size: int, seed: int = 11) -> list[dict[str, object]]:
+    """OpenAI-style messages totalling about `size` characters of text."""
+    rng = random.Random(seed)
+    messages: list[dict[str, object]] = [{"role": "system", "content": SYSTEM}]
+    total = len(SYSTEM)
+    while total < size:
+        question = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30))) + "?"
+        if rng.random() < 0.3:
+            question += rng.choice(
+                [
+                    f" My address is user{rng.randint(1, 999)}@example.org.",
+                    f" Call me on 0{rng.randint(7000000000, 7999999999)}.",
+                    f" The key is sk-{rng.getrandbits(96):024x}.",
+                ]
+            )
+        tool = json.dumps(
+            {
+                "results": [
+                    {"url": rng.choice(LINKS), "id": f"doc_{rng.getrandbits(40):010x}"}
+                    for _ in range(3)
+                ],
+                "took_ms": rng.randint(1, 900),
+            }
+        )
+        answer = reply(rng, attack=False)
+        messages += [
+            {"role": "user", "content": question},
+            {"role": "tool", "content": tool},
+            {"role": "assistant", "content": answer},
+        ]
+        total += len(question) + len(tool) + len(answer)
+    return messages
+
+
+def links_reply(count: int = 36, seed: int = 3) -> str:
+    """A reply of about 4 KB with `count` links to real documentation."""
+    lines = (ROOT / "tests" / "data" / "real_urls.txt").read_text(encoding="utf-8").splitlines()
+    urls = [line for line in lines if line.startswith("http")]
+    rng = random.Random(seed)
+    return "\n\n".join(
+        f"See [the docs]({rng.choice(urls)}) for more about this topic and the related details."
+        for _ in range(count)
+    )
+
+
+def cpu(work: Callable[[], object], repeat: int = 1) -> float:
+    """CPU seconds of one call of `work` (averaged over `repeat` calls)."""
+    start = time.process_time()
+    for _ in range(repeat):
+        work()
+    return (time.process_time() - start) / repeat
+
+
+def build(messages: list[dict[str, object]]) -> Conversation:
+    built = Conversation.from_messages(messages)
+    built.has_url("https://example.com/")
+    built.taint(parse_url("https://example.com/"))
+    return built
+
+
+def added_cost(messages: list[dict[str, object]], urls: list[ParsedUrl]) -> None:
+    """What the sanitiser would add for one reply: build, then judge each URL."""
+    readings._cache.clear()  # every URL new, as in a new reply
+    built = Conversation.from_messages(messages)
+    tracker = built.tracker()
+    for url in urls:
+        if not built.has_url(url.href or url.raw):
+            tracker.check(url)
+
+
+def summary(samples: list[float]) -> str:
+    return (
+        f"{statistics.median(samples) * 1e3:8.3f} ms"
+        f"  ({min(samples) * 1e3:.3f}-{max(samples) * 1e3:.3f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+
+    sizes = {"5 KB": 5_000, "20 KB": 20_000, "80 KB": 80_000}
+    conversations = {name: conversation(size) for name, size in sizes.items()}
+    text = links_reply()
+    urls = [parse_url(u) for u in re.findall(r"\]\(([^)\s]+)\)", text)]
+    warm = build(conversations["20 KB"])
+    samples: dict[str, list[float]] = {}
+
+    def take(name: str, work: Callable[[], object], repeat: int = 1) -> None:
+        samples.setdefault(name, []).append(cpu(work, repeat))
+
+    for _ in range(args.rounds):
+        for name, messages in conversations.items():
+            take(f"build + index, {name}", lambda m=messages: build(m), 3)  # type: ignore[misc]
+        take("taint per URL, cold", lambda: cold_checks(warm, urls))
+        take("taint per URL, warm", lambda: [warm.taint(u) for u in urls], 5)
+        take("Sanitizer.run, 4 KB reply", lambda: Sanitizer().run(text))
+        take("added: 20 KB conversation", lambda: added_cost(conversations["20 KB"], urls))
+
+    print(f"reply: {len(text)} chars, {len(urls)} links; conversations: {list(sizes)}")
+    for name, values in samples.items():
+        if name.startswith("taint per URL"):
+            per_url = statistics.median(values) / len(urls)
+            print(f"{name:28} {per_url * 1e6:8.1f} us per URL")
+        else:
+            print(f"{name:28} {summary(values)}")
+    small, large = samples["build + index, 20 KB"], samples["build + index, 80 KB"]
+    ratios = [b / a for a, b in zip(small, large, strict=True)]
+    print(f"build 80 KB / 20 KB: median {statistics.median(ratios):.2f} (linear: 4)")
+    run, added = samples["Sanitizer.run, 4 KB reply"], samples["added: 20 KB conversation"]
+    shares = [b / a for a, b in zip(run, added, strict=True)]
+    print(
+        f"added / Sanitizer.run: median {statistics.median(shares) * 100:.1f} %"
+        f"  ({min(shares) * 100:.1f}-{max(shares) * 100:.1f}; target <= 10 %)"
+    )
+
+
+def cold_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
+    readings._cache.clear()
+    for url in urls:
+        built.taint(url)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""`Conversation`: what the model saw, and what a reply URL carries of it.
+
+    conversation = Conversation.from_messages(request_body["messages"])
+    conversation.taint(parse_url(href))       # Taint(message=3, role="tool", kind="key") or None
+    conversation.has_url(href)                # copied verbatim from the conversation?
+    tracker = conversation.tracker()          # one per reply: pieces split across its URLs
+    tracker.check(parse_url(href))
+
+Building is linear and bounded (the newest `max_chars` characters); the indexes are
+built on the first question that needs them and kept, so one conversation serves
+every reply and stream that follows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+from urllib.parse import unquote
+
+from ..urls.parse import ParsedUrl
+from .index import Corpus, PieceIndex
+from .messages import USER_ROLES, Message, read_messages
+from .prose import ProseIndex, could_carry, words_of
+from .readings import Readings, url_readings
+from .seen import SeenHosts, SeenUrls
+from .tracker import ReplyTaint
+
+__all__ = ["Conversation", "ConversationLike", "Taint"]
+
+_ADDRESS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    """A URL carries a piece of the conversation: from which message, of what kind.
+
+    Never the piece itself: the audit log must not become the leak. `kind` is one of
+    "email", "phone", "card", "account", "key", "prose", "canary"."""
+
+    message: int
+    role: str
+    kind: str
+
+
+class Conversation:
+    """What the model saw. Build once (linear, bounded), reuse for many replies and streams.
+
+    `from_messages` reads strings and chat messages in the OpenAI (chat and Responses),
+    Anthropic and Ollama shapes, request bodies and SDK objects (see `messages`).
+    """
+
+    DEFAULT_MAX_CHARS: ClassVar[int] = 262_144
+
+    __slots__ = (
+        "_canaries",
+        "_corpus",
+        "_hosts",
+        "_own",
+        "_owned",
+        "_pieces",
+        "_prose",
+        "_urls",
+        "messages",
+        "truncated",
+    )
+
+    def __init__(
+        self,
+        messages: Iterable[Message] = (),
+        *,
+        truncated: bool = False,
+        canaries: Iterable[str] = (),
+    ) -> None:
+        self.messages: tuple[Message, ...] = tuple(messages)
+        self.truncated = truncated
+        self._canaries = tuple(canaries)
+        self._own: tuple[str, ...] = tuple(
+            m.text if m.role.lower() in USER_ROLES else "" for m in self.messages
+        )
+        self._corpus: Corpus | None = None
+        self._pieces: PieceIndex | None = None
+        self._prose: ProseIndex | None = None
+        self._urls: SeenUrls | None = None
+        self._hosts: SeenHosts | None = None
+        self._owned: frozenset[str] | None = None
+
+    @classmethod
+    def from_messages(
+        cls,
+        messages: str | Iterable[object],
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        canaries: Iterable[str] = (),
+    ) -> Conversation:
+        """Read a conversation; keep its newest `max_chars` characters of text.
+
+        Never raises for the shape of a message (unknown shapes give all their
+        strings); raises TypeError only when `messages` is neither a string nor an
+        iterable. `canaries` found in the text are reported as kind "canary"."""
+        read, own, truncated = read_messages(messages, max_chars)
+        conversation = cls(read, truncated=truncated, canaries=canaries)
+        conversation._own = own
+        return conversation
+
+    @classmethod
+    def coerce(cls, value: Conversation | str | Iterable[object] | None) -> Conversation | None:
+        """`value` as a Conversation (None stays None; a Conversation is returned as is)."""
+        if value is None or isinstance(value, Conversation):
+            return value
+        return cls.from_messages(value)
+
+    def __repr__(self) -> str:
+        chars = sum(len(m.text) for m in self.messages)
+        size = f"{len(self.messages)} messages, {chars} chars"
+        return f"Conversation({size}, truncated={self.truncated})"
+
+    def taint(self, url: ParsedUrl) -> Taint | None:
+        """The first sensitive piece of the conversation `url` carries, if any."""
+        readings = self.readings(url)
+        hits = self.pieces_in(readings, url.host)
+        return hits[0][1] if hits else self.prose_in(readings.texts, url.host)
+
+    def tracker(self) -> ReplyTaint:
+        """A fresh per-reply state, for pieces split across the reply's URLs."""
+        return ReplyTaint(self)
+
+    def has_url(self, href: str) -> bool:
+        """Is `href` verbatim in the conversation (normalised as in `seen`)?"""
+        if self._urls is None:
+            self._urls = SeenUrls(self._text())
+        return href in self._urls
+
+    def has_host(self, host: str) -> bool:
+        """Was `host` seen in a URL or as a bare domain of the conversation?"""
+        return host in self._seen_hosts()
+
+    def owns_address(self, address: str) -> bool:
+        """Is `address` an e-mail address the user wrote (a `mailto:` to it is no leak)?"""
+        if self._owned is None:
+            self._owned = frozenset(
+                match.group().lower().rstrip(".")
+                for text in self._own
+                if "@" in text
+                for match in _ADDRESS.finditer(text)
+            )
+        return _address(address) in self._owned
+
+    def readings(self, url: ParsedUrl) -> Readings:
+        """The readings of `url` to look for pieces in (a `mailto:` to the user's own
+        address is read without its recipients)."""
+        own = url.scheme == "mailto" and self._owns_recipients(url)
+        return url_readings(url, skip_path=own)
+
+    def pieces_in(self, readings: Readings, host: str) -> list[tuple[bytes, Taint]]:
+        """The keys a URL's readings carry to `host`, earliest first."""
+        index = self._index()
+        hits = index.carried(readings.blob, readings.grams, host)
+        text = self._text()
+        return [(key, self._at(text.message_at(entry.start), entry.kind)) for key, entry in hits]
+
+    def prose_in(self, texts: Sequence[str], host: str) -> Taint | None:
+        """A run of the conversation's prose in a URL's texts, to a host it did not see."""
+        message = self._prose_run(texts, host)
+        return None if message is None else self._at(message, "prose")
+
+    def _prose_run(self, texts: Sequence[str], host: str) -> int | None:
+        candidates = [words for words in map(words_of, texts) if could_carry(words)]
+        if not candidates or self._seen_hosts().covers(host):
+            return None
+        if self._prose is None:
+            self._prose = ProseIndex(self.messages)
+        for words in candidates:
+            found = self._prose.find(words)
+            if found is not None:
+                return found
+        return None
+
+    def _at(self, position: int, kind: str) -> Taint:
+        message = self.messages[position]
+        return Taint(message.index, message.role, kind)
+
+    def _owns_recipients(self, url: ParsedUrl) -> bool:
+        path = url.parts.path if url.parts is not None else ""
+        recipients = [r for r in unquote(path).split(",") if r.strip()]
+        return bool(recipients) and all(self.owns_address(r) for r in recipients)
+
+    def _text(self) -> Corpus:
+        if self._corpus is None:
+            self._corpus = Corpus(self.messages)
+        return self._corpus
+
+    def _index(self) -> PieceIndex:
+        if self._pieces is None:
+            self._pieces = PieceIndex(self._text(), self._canaries)
+        return self._pieces
+
+    def _seen_hosts(self) -> SeenHosts:
+        if self._hosts is None:
+            self._hosts = SeenHosts(self._text())
+        return self._hosts
+
+
+def _address(address: str) -> str:
+    address = unquote(address).strip().lower()
+    return address.removeprefix("mailto:").partition("?")[0].rstrip(".")
+
+
+# What the front doors accept as `conversation=`.
+ConversationLike = Conversation | str | Iterable[object] | None

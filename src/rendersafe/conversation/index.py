@@ -1,0 +1,211 @@
+"""The index of a conversation's pieces, and of the URLs they came in.
+
+The messages are joined into one UTF-8 text; URLs in it are found first (their spans),
+then the pieces (`pieces.find_pieces`). A piece found only inside URLs belongs to those
+URLs: it taints a reply URL only on another site. The index maps 4-byte grams of each
+key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every third byte,
+which meets every key of 6 bytes or more it contains (the sampled gram that starts in
+the key's first three bytes lies inside it), so a check costs one set intersection
+and a `bytes` search per candidate, whatever the size of the conversation.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..urls.hosts import normalise_host, registrable_domain
+from .messages import Message
+from .pieces import PENDING, confirm, find_pieces
+
+__all__ = ["Corpus", "Entry", "PieceIndex", "host_of", "registered", "sample"]
+
+# URLs written in text, each scan led by a literal (fast); group 1 is the authority.
+_HTTP = re.compile(rb"https?://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
+_WWW = re.compile(rb"(www\.[^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
+_FTP = re.compile(rb"ftp://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
+_GRAM = 4
+_STRIDE = 3
+_MAX_SPANS = 8  # URLs remembered per piece found only in URLs
+
+
+@dataclass(slots=True)
+class Entry:
+    """What the index knows about one key: its kind (maybe still to be confirmed), its
+    first occurrence (outside URLs, once there is one), and, while it was seen only in
+    URLs, the spans of those URLs (None once it was seen outside one)."""
+
+    kind: str
+    start: int  # the earliest pieces are reported first
+    end: int
+    spans: list[tuple[int, int]] | None = field(default_factory=list)
+
+
+class Corpus:
+    """The messages' text as one UTF-8 string, where each message starts, its URLs."""
+
+    __slots__ = ("_ends", "_hosts", "authorities", "starts", "text", "url_spans")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        encoded = [m.text.encode("utf-8", "surrogatepass") for m in messages]
+        self.text = b"\n".join(encoded)
+        self.starts: list[int] = []
+        offset = 0
+        for chunk in encoded:
+            self.starts.append(offset)
+            offset += len(chunk) + 1
+        found = [(m.span(), m.group(1)) for m in _HTTP.finditer(self.text)]
+        for pattern, marker in ((_WWW, b"www."), (_FTP, b"ftp://")):
+            if marker in self.text:
+                found = sorted(
+                    found + [(m.span(), m.group(1)) for m in pattern.finditer(self.text)]
+                )
+        self.url_spans: list[tuple[int, int]] = []
+        self.authorities: list[bytes] = []  # of each URL (userinfo, host, port)
+        for span, authority in found:
+            if not self.url_spans or span[0] >= self.url_spans[-1][1]:  # www. inside https://
+                self.url_spans.append(span)
+                self.authorities.append(authority)
+        self._ends = [end for _, end in self.url_spans]
+        self._hosts: list[str] | None = None
+
+    def message_at(self, offset: int) -> int:
+        """The position of the message that holds byte `offset` of the text."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def url_at(self, offset: int) -> tuple[int, int] | None:
+        """The span of the URL that holds byte `offset`, if one does."""
+        index = bisect.bisect_right(self._ends, offset)
+        if index < len(self.url_spans) and self.url_spans[index][0] <= offset:
+            return self.url_spans[index]
+        return None
+
+    def url(self, span: tuple[int, int]) -> str:
+        """The URL at `span`, as written."""
+        return self.text[span[0] : span[1]].decode("utf-8", "replace")
+
+    def hosts(self) -> list[str]:
+        """The host of each URL (as `url_spans`)."""
+        if self._hosts is None:
+            self._hosts = [_authority_host(authority) for authority in self.authorities]
+        return self._hosts
+
+    def host_at(self, span: tuple[int, int]) -> str:
+        """The host of the URL at `span`."""
+        return self.hosts()[bisect.bisect_left(self.url_spans, span)]
+
+
+class PieceIndex:
+    """The pieces of one conversation, by key."""
+
+    __slots__ = ("_corpus", "_grams", "_hosts", "entries")
+
+    def __init__(self, corpus: Corpus, canaries: Sequence[str]) -> None:
+        self._corpus = corpus
+        self.entries: dict[bytes, Entry] = {}
+        for key, kind, start, end in find_pieces(corpus.text, canaries):
+            self._add(key, kind, start, end)
+        self._grams: dict[bytes, list[bytes]] = {}
+        for key in self.entries:
+            for offset in range(_STRIDE):
+                keys = self._grams.setdefault(key[offset : offset + _GRAM], [])
+                if key not in keys:
+                    keys.append(key)
+        self._hosts: dict[tuple[int, int], str] = {}
+
+    def _add(self, key: bytes, kind: str, start: int, end: int) -> None:
+        span = self._corpus.url_at(start)
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = self.entries[key] = Entry(kind, start, end)
+        elif kind == "canary":
+            entry.kind = "canary"
+        if span is None:
+            if entry.spans is not None:  # the first time outside a URL: that is its source
+                entry.spans, entry.start, entry.end = None, start, end
+                entry.kind = "canary" if entry.kind == "canary" else kind
+        elif entry.spans is not None and len(entry.spans) < _MAX_SPANS:
+            entry.spans.append(span)
+
+    def carried(self, blob: bytes, grams: frozenset[bytes], host: str) -> list[tuple[bytes, Entry]]:
+        """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
+        out those seen only in URLs on `host`'s site."""
+        if not self.entries:
+            return []
+        found: dict[bytes, Entry] = {}
+        for gram in grams & self._grams.keys():
+            for key in self._grams[gram]:
+                if key not in found and key in blob:
+                    found[key] = self.entries[key]
+        hits = [
+            (key, entry)
+            for key, entry in found.items()
+            if self._confirmed(entry) and not self._same_site(entry, host)
+        ]
+        return sorted(hits, key=lambda hit: hit[1].start)
+
+    def _confirmed(self, entry: Entry) -> bool:
+        if entry.kind in PENDING:
+            entry.kind = confirm(self._corpus.text, entry.kind, entry.start, entry.end) or ""
+        return bool(entry.kind)
+
+    def _same_site(self, entry: Entry, host: str) -> bool:
+        """Was a piece seen only in URLs, all of them on `host`'s site?"""
+        if entry.spans is None or not entry.spans or not host:
+            return False
+        return all(_same_site(self._host(span), host) for span in entry.spans)
+
+    def _host(self, span: tuple[int, int]) -> str:
+        host = self._hosts.get(span)
+        if host is None:
+            host = self._hosts[span] = self._corpus.host_at(span)
+        return host
+
+
+_SLICES = tuple(slice(i, i + _GRAM) for i in range(0, 8192, _STRIDE))
+
+
+def sample(blob: bytes) -> frozenset[bytes]:
+    """The grams of `blob` the index looks up: every third one."""
+    count = max(0, (len(blob) - _GRAM) // _STRIDE + 1)
+    if count <= len(_SLICES):
+        return frozenset(map(blob.__getitem__, _SLICES[:count]))
+    return frozenset(blob[i : i + _GRAM] for i in range(0, len(blob) - _GRAM + 1, _STRIDE))
+
+
+def host_of(url: str) -> str:
+    """The host of a URL or authority written in text (lower case, no userinfo, port
+    or trailing dot)."""
+    rest = url.partition("://")[2] if "://" in url[:12] else url
+    authority = re.split(r"[/?#\\]", rest, maxsplit=1)[0]
+    host = authority.rpartition("@")[2]
+    if not host.startswith("["):
+        host = host.partition(":")[0]
+    host = host.rstrip(".").lower()
+    return host if host.isascii() else (normalise_host(host) or host)
+
+
+def _authority_host(authority: bytes) -> str:
+    if authority.isascii() and authority.islower() and b"@" not in authority:
+        return authority.partition(b":")[0].rstrip(b".").decode("ascii")  # the common case
+    return host_of(authority.decode("utf-8", "replace"))
+
+
+def registered(name: str) -> bool:
+    """Is `name` under a known public suffix (a host that could exist)?"""
+    return bool(_domain(name))
+
+
+def _same_site(seen: str, host: str) -> bool:
+    if seen == host:
+        return True
+    domain = _domain(host)
+    return bool(domain) and domain == _domain(seen)
+
+
+@functools.lru_cache(maxsize=4096)
+def _domain(host: str) -> str:
+    return registrable_domain(host)

@@ -1,0 +1,233 @@
+"""Read what the model saw, in the shapes the chat APIs send it, as (role, text) messages.
+
+    OpenAI chat        {"role", "content": str | [{"type": "text" | "image_url"}], "tool_calls"}
+    OpenAI Responses   {"type": "message" | "function_call" | "function_call_output", ...}, strings
+    Anthropic          {"role", "content": str | [text, tool_use, tool_result, image blocks]}
+    Ollama             {"role", "content", "images"}; generate's {"prompt", "system"}
+    request bodies     {"system" | "instructions", "messages" | "input" | "prompt"}
+    SDK objects        model_dump() -> dict, or attributes role / content
+
+Any other shape gives every string in it (depth-bounded); nothing here raises for a shape.
+Binary payloads (base64 images and audio, `data:` URLs, signatures) are skipped: they are
+not text the model read, and they would crowd the newest text out of the size bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+__all__ = ["Message", "read_messages"]
+
+BARE_ROLE = "text"
+# Roles whose own words are the user's (a bare string is taken as the user's).
+USER_ROLES = frozenset({"user", "human", BARE_ROLE})
+_MAX_DEPTH = 8
+# Keys whose values are identifiers, enums or binary payloads, never text the model read.
+_SKIP_KEYS = frozenset(
+    {
+        "b64_json",
+        "cache_control",
+        "call_id",
+        "context",
+        "data",
+        "detail",
+        "encrypted_content",
+        "file_data",
+        "format",
+        "id",
+        "images",
+        "index",
+        "media_type",
+        "mime_type",
+        "model",
+        "signature",
+        "status",
+        "tool_call_id",
+        "tool_use_id",
+        "type",
+    }
+)
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text", "summary_text", "reasoning_text"})
+# Parts that point at a file: their URL is kept (a seen URL), their inline bytes are not.
+_FILE_PARTS = frozenset({"image_url", "input_image", "image", "document", "file", "input_file"})
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message of a conversation, as the model saw it.
+
+    `index` is its position in the conversation as given (a request body's system
+    prompt is 0 and its messages follow), `role` its role as given ("text" for a
+    bare string), `text` all its text parts joined by "\\n", tool calls' arguments
+    and tool results included.
+    """
+
+    index: int
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    role: str
+    parts: list[str]
+    own: list[str]  # the author's own words (not tool results): whose e-mail addresses
+
+
+def read_messages(
+    messages: object, max_chars: int
+) -> tuple[tuple[Message, ...], tuple[str, ...], bool]:
+    """The messages (newest `max_chars` characters of text), the user's own text of
+    each, and whether older text was dropped. Raises TypeError for a non-iterable."""
+    items = _expand(messages)
+    budget = max(max_chars, 0)
+    kept: list[tuple[Message, str]] = []
+    truncated = False
+    for index in range(len(items) - 1, -1, -1):
+        if budget <= 0:
+            truncated = True  # older messages are dropped unread: the work stays bounded
+            break
+        read = _read(items[index])
+        text = "\n".join(read.parts)
+        if len(text) > budget:
+            text, truncated = text[len(text) - budget :], True
+        budget -= len(text)
+        own = "\n".join(read.own) if read.role.lower() in USER_ROLES else ""
+        kept.append((Message(index, read.role, text), own))
+    kept.reverse()
+    return tuple(m for m, _ in kept), tuple(own for _, own in kept), truncated
+
+
+def _expand(messages: object) -> list[object]:
+    """The flat list of message-like items in `messages`."""
+    if isinstance(messages, (str, bytes, bytearray)):
+        return [messages]
+    body = _mapping(messages)
+    if body is not None:
+        return _body(body)
+    if not isinstance(messages, Iterable):
+        kind = type(messages).__name__
+        raise TypeError(f"conversation must be a string or an iterable of messages, not {kind}")
+    items: list[object] = []
+    for item in messages:
+        fields = item if isinstance(item, Mapping) else None
+        if fields is not None and "role" not in fields and "prompt" in fields:
+            items.extend(_body(fields))  # an Ollama generate request in a list
+        else:
+            items.append(item)
+    return items
+
+
+def _body(body: Mapping[object, object]) -> list[object]:
+    """A request body's system prompt and messages, or the mapping as one message."""
+    conversation = body.get("messages", body.get("input"))
+    if conversation is None and "prompt" in body and "role" not in body:
+        conversation = [{"role": "user", "content": body["prompt"]}]
+    if conversation is None:
+        return [body]
+    system = body.get("system", body.get("instructions"))
+    head: list[object] = [{"role": "system", "content": system}] if system else []
+    if isinstance(conversation, str):
+        return [*head, {"role": "user", "content": conversation}]
+    if isinstance(conversation, Iterable):
+        return [*head, *conversation]
+    return [*head, conversation]
+
+
+def _mapping(value: object) -> Mapping[object, object] | None:
+    """`value` as a mapping: itself, its model_dump(), or its role and content."""
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, (str, bytes, bytearray, list, tuple)):
+        return None
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        try:
+            dumped = dump()
+        except Exception:  # a broken SDK object is read by its attributes instead
+            dumped = None
+        if isinstance(dumped, Mapping):
+            return dumped
+    content = getattr(value, "content", None)
+    if content is None:
+        return None
+    role = getattr(value, "role", None) or getattr(value, "type", None)
+    return {"role": role if isinstance(role, str) else BARE_ROLE, "content": content}
+
+
+def _read(item: object) -> _Read:
+    if isinstance(item, str):
+        return _Read(BARE_ROLE, [item], [item])
+    if isinstance(item, (bytes, bytearray)):
+        text = bytes(item).decode("utf-8", "replace")
+        return _Read(BARE_ROLE, [text], [text])
+    fields = _mapping(item)
+    if fields is None:
+        return _Read(BARE_ROLE, list(_strings(item, 0)), [])
+    return _read_fields(fields)
+
+
+def _read_fields(fields: Mapping[object, object]) -> _Read:
+    kind = fields.get("type")
+    role = fields.get("role") or fields.get("from") or fields.get("author")
+    if kind == "function_call":
+        role = role or "assistant"
+    elif kind in ("function_call_output", "custom_tool_call_output"):
+        role = role or "tool"
+    read = _Read(role if isinstance(role, str) else BARE_ROLE, [], [])
+    for key, value in fields.items():
+        if key in ("role", "from", "author", "name") or key in _SKIP_KEYS:
+            continue
+        if key in ("content", "value", "output", "prompt", "text"):
+            _content(value, read, own=True, depth=1)
+        else:
+            read.parts.extend(_strings(value, 1))
+    return read
+
+
+def _content(value: object, read: _Read, *, own: bool, depth: int) -> None:
+    """A message's content: a string, or a list of parts / blocks."""
+    if isinstance(value, str):
+        read.parts.append(value)
+        if own:
+            read.own.append(value)
+    elif isinstance(value, (list, tuple)) and depth < _MAX_DEPTH:
+        for part in value:
+            _part(part, read, own=own, depth=depth + 1)
+    else:
+        read.parts.extend(_strings(value, depth))
+
+
+def _part(part: object, read: _Read, *, own: bool, depth: int) -> None:
+    fields = None if isinstance(part, str) else _mapping(part)
+    if fields is None:
+        _content(part, read, own=own, depth=depth)
+        return
+    kind = fields.get("type")
+    if kind in _TEXT_PARTS and isinstance(fields.get("text"), str):
+        _content(fields["text"], read, own=own, depth=depth)
+    elif kind == "tool_result":
+        _content(fields.get("content"), read, own=False, depth=depth)
+    elif kind in _FILE_PARTS:
+        read.parts.extend(url for url in _strings(fields, depth) if not url.startswith("data:"))
+    else:
+        read.parts.extend(_strings(fields, depth))
+
+
+def _strings(value: object, depth: int) -> Iterator[str]:
+    """Every string in `value`, skipping identifiers and binary payloads."""
+    if isinstance(value, str):
+        if not value.startswith("data:"):
+            yield value
+        return
+    if depth >= _MAX_DEPTH:
+        return
+    fields = _mapping(value)
+    if fields is not None:
+        for key, item in fields.items():
+            if key not in _SKIP_KEYS:
+                yield from _strings(item, depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item, depth + 1)

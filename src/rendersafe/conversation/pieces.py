@@ -1,0 +1,251 @@
+"""The sensitive pieces of a conversation: e-mail addresses, phone, card and account
+numbers, keys and tokens, canaries.
+
+A piece is kept as its *key*: its ASCII letters and digits, lower case. A URL carries
+the piece when one of its readings (`readings`), reduced the same way, contains the key,
+so the separators an attacker puts between the characters, and their case, do not matter.
+
+What counts, and why:
+
+- e-mail: `local@domain.tld`, a key of 6 characters at least.
+- phone: 7 to 15 digits once the separators (space, `-`, `.`, parentheses) are removed;
+  card: Luhn-valid 13 to 19 digits; account: an IBAN, or 8 digits or more.
+  Not dates (`2024-01-15 10`), IPv4 addresses, decimals (`3.14159265`), nor numbers
+  labelled as public identifiers (`CVE-2024-12345`, `KB5034441`, `ISBN`, `PMID`, `#1234567`):
+  an honest reply links to those by their number.
+- key: a token of 6+ letters and digits in 5 or more letter/digit blocks (`a1b2c3`,
+  `4f3a9c`, nearly any random token), or 4 blocks and 10+ characters (`abc123def456`),
+  a long mixed-case random-looking one, or a known credential format (`SECRET_PATTERNS`).
+  Not a word with a number (`sha256`, `python3`, `x86_64`, `md5sum`, `base64url` have
+  at most 3 blocks, `utf8mb4` is short): docs links repeat those. A token joined by `-`
+  or `_` counts as a whole only when none of its parts is a word.
+- canary: a string the caller gave.
+
+Every scan is a literal-led search over the text's character classes (one
+`bytes.translate`), so the text is skipped in C; only candidates cost Python work.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterable, Iterator
+
+from ..urls.detect import SECRET_PATTERNS
+
+__all__ = ["EMAIL", "KINDS", "MIN_KEY", "PENDING", "Hit", "alnum_key", "confirm", "find_pieces"]
+
+KINDS = ("email", "phone", "card", "account", "key", "prose", "canary")
+MIN_KEY = 6  # no piece is shorter (the gram index relies on it)
+
+_ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_DROP = bytes(b for b in range(256) if b not in _ALNUM)
+_LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
+_LOCAL_BYTES = frozenset(_ALNUM + b"._%+-")
+
+# The text read as classes, one byte each: digit "0", letter "a", `-` and `_` "_",
+# the separators numbers are written with "." (space, parentheses, dot), the rest " ".
+# Each scan then starts with a literal (`0a`, `00`, 16 letters), which the regex
+# engine finds with a fast search, where a scan led by a character class would try
+# every position in Python's regex loop (several times slower).
+_CLASSES = bytes(
+    ord("0")
+    if chr(b).isdigit() and b < 128
+    else ord("a")
+    if chr(b).isalpha() and b < 128
+    else ord("_")
+    if b in b"-_"
+    else ord(".")
+    if b in b" ().+"
+    else ord(" ")
+    for b in range(256)
+)
+_KEY_CORE = re.compile(rb"0a+0")  # digits, letters, digits: a key has such a core
+_NUMBER = re.compile(rb"00(?:[._]{0,2}0){5,}")  # 7 digits or more, lightly separated
+_LETTERS = b"a" * 16  # a letters-only token long enough to be a random key
+_TOKEN_RUN = re.compile(rb"[0a_]*")
+_SEGMENT_RUN = re.compile(rb"[0a]*")
+EMAIL = re.compile(
+    rb"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    rb"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
+)
+_BLOCKS = re.compile(rb"[0-9]+|[A-Za-z]+")
+_JOINERS = re.compile(rb"[-_]+")
+_SHORT_LOWER = re.compile(rb"(?<![a-z])[a-z]{1,2}(?![a-z])")
+_SEPARATORS = re.compile(rb"[ ().-]+")
+# Labels of public identifiers written before their number.
+_ID_LABEL = re.compile(
+    rb"(?:CVE|GHSA|KB|ISBN(?:-1[03])?|PMID|PMC|RFC|arXiv|doi|issue|PR|pull|#|0x)[ :#-]{0,2}$",
+    re.IGNORECASE,
+)
+_LABEL_WINDOW = 16
+_DATE = re.compile(
+    rb"(?:1[89]|20)[0-9]{2}[-./ ][01]?[0-9][-./ ][0-3]?[0-9]"
+    rb"|[0-3]?[0-9][-./ ][01]?[0-9][-./ ](?:1[89]|20)[0-9]{2}"
+)
+_IPV4 = re.compile(rb"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
+_DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
+
+# A candidate piece: (key, kind, start, end) in the text. "email" and "canary" are
+# sure; a "number", "national" (a phone number without its country code), "segment"
+# or "token" is `confirm`ed only when a URL carries its key: finding is cheap, and
+# the classification runs for the few candidates that matter.
+Hit = tuple[bytes, str, int, int]
+PENDING = frozenset({"number", "national", "segment", "token"})
+
+
+def alnum_key(data: bytes) -> bytes:
+    """`data` reduced to its ASCII letters and digits, lower case."""
+    return data.translate(_LOWER, _DROP)
+
+
+def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> Iterator[Hit]:
+    """Every candidate piece in `text` (UTF-8)."""
+    classes = text.translate(_CLASSES)
+    yield from _numbers(text, classes)
+    yield from _keys(text, classes)
+    yield from _emails(text)
+    lowered = text.lower() if canaries else b""
+    for canary in canaries:
+        needle = canary.lower().encode("utf-8", "ignore")
+        key = alnum_key(needle)
+        if len(key) >= MIN_KEY:
+            start = lowered.find(needle)
+            while start >= 0:
+                yield key, "canary", start, start + len(needle)
+                start = lowered.find(needle, start + len(needle))
+
+
+def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
+    """The kind of the candidate at `start:end` of `text` (None: not a piece)."""
+    if kind == "segment":
+        return "key" if _is_key(text[start:end]) else None
+    if kind == "token":
+        return "key" if _formatted_key(text[start:end]) else None
+    if kind in ("number", "national"):
+        number = _number(text, start, end)
+        return "phone" if kind == "national" and number == "phone" else number
+    return kind
+
+
+def _numbers(text: bytes, classes: bytes) -> Iterator[Hit]:
+    for match in _NUMBER.finditer(classes):
+        start, end = _number_start(classes, match.start()), match.end()
+        raw = text[start:end]
+        key = alnum_key(raw)
+        yield key, "number", start, end
+        if start and text[start - 1] == ord("+"):
+            country = _SEPARATORS.split(raw, maxsplit=1)[0]
+            if len(country) <= 3 and len(key) - len(country) >= 7:
+                yield key[len(country) :], "national", start, end
+
+
+def _number_start(classes: bytes, start: int) -> int:
+    """Where the number really starts: its first group may be a single digit."""
+    while True:
+        before = start
+        while before > 0 and start - before < 2 and classes[before - 1] in b"._":
+            before -= 1
+        if before == 0 or classes[before - 1] != ord("0"):
+            return start
+        start = before - 1
+        while start > 0 and classes[start - 1] == ord("0"):
+            start -= 1
+
+
+def _keys(text: bytes, classes: bytes) -> Iterator[Hit]:
+    """Tokens with a digits-letters-digits core, and long letters-only tokens."""
+    pos = 0
+    while (match := _KEY_CORE.search(classes, pos)) is not None:
+        pos = yield from _token(text, classes, match.start())
+    pos = classes.find(_LETTERS)
+    while pos >= 0:
+        end = yield from _token(text, classes, pos)
+        pos = classes.find(_LETTERS, end)
+
+
+def _emails(text: bytes) -> Iterator[Hit]:
+    for match in EMAIL.finditer(text):
+        at = match.start()
+        start = at
+        while start > 0 and at - start < 64 and text[start - 1] in _LOCAL_BYTES:
+            start -= 1
+        while start < at and text[start] == ord("."):
+            start += 1
+        key = alnum_key(text[start : match.end()])
+        if start < at and len(key) >= MIN_KEY:
+            yield key, "email", start, match.end()
+
+
+def _token(text: bytes, classes: bytes, pos: int) -> Generator[Hit, None, int]:
+    """The token around `pos`: its letters-and-digits segment, and the whole token
+    (`-` and `_` included) where that is longer. Returns where the token ends."""
+    token_start = max(classes.rfind(b".", 0, pos), classes.rfind(b" ", 0, pos)) + 1
+    segment_start = max(token_start, classes.rfind(b"_", 0, pos) + 1)
+    segment_end = _SEGMENT_RUN.match(classes, pos).end()  # type: ignore[union-attr]
+    token_end = _TOKEN_RUN.match(classes, segment_end).end()  # type: ignore[union-attr]
+    key = alnum_key(text[segment_start:segment_end])
+    if len(key) >= MIN_KEY:
+        yield key, "segment", segment_start, segment_end
+    if token_start < segment_start or token_end > segment_end:
+        whole = alnum_key(text[token_start:token_end])
+        if len(whole) > len(key):
+            yield whole, "token", token_start, token_end
+    return token_end
+
+
+def _is_key(token: bytes) -> bool:
+    """A random-looking run of letters and digits (separators ignored)."""
+    key = token.translate(None, _DROP)
+    if len(key) < MIN_KEY:
+        return False
+    blocks = len(_BLOCKS.findall(key))
+    if blocks >= 5 or (blocks >= 4 and len(key) >= 10):
+        return True
+    return len(key) >= 16 and _random_letters(key)
+
+
+def _formatted_key(token: bytes) -> bool:
+    """A token that is a key as a whole: a known credential format, or segments none
+    of which is a word (`a1b2-c3d4-e5f6`, not `utf8mb4_unicode_ci`)."""
+    if SECRET_PATTERNS.search(token.decode("ascii", "replace")):
+        return True
+    words = (part for part in _JOINERS.split(token) if len(part) >= 3 and part.isalpha())
+    return next(words, None) is None and _is_key(token)
+
+
+def _random_letters(key: bytes) -> bool:
+    """Mixed case in short runs (`xKqPzTmWvLrN`), not camelCase words."""
+    upper = sum(1 for b in key if 65 <= b <= 90)
+    lower = sum(1 for b in key if 97 <= b <= 122)
+    return upper >= 3 and lower >= 3 and len(_SHORT_LOWER.findall(key)) >= 3
+
+
+def _number(text: bytes, start: int, end: int) -> str | None:
+    """The kind of the number at `start:end`: "card", "phone", "account" or None."""
+    raw = text[start:end]
+    digits = alnum_key(raw)
+    if len(digits) < 7 or not digits.isdigit() or _public_number(text, start, raw):
+        return None
+    if 13 <= len(digits) <= 19 and _luhn(digits):
+        return "card"
+    formatted = digits != raw or (start > 0 and text[start - 1] in b"+(")
+    if len(digits) <= 15 and (formatted or len(digits) == 7):
+        return "phone"
+    return "account"
+
+
+def _public_number(text: bytes, start: int, raw: bytes) -> bool:
+    """A date, an address, a decimal, or a public identifier's number."""
+    if _DATE.match(raw) or _IPV4.fullmatch(raw.strip()) or _DECIMAL.fullmatch(raw):
+        return True
+    return _ID_LABEL.search(text, max(0, start - _LABEL_WINDOW), start) is not None
+
+
+def _luhn(digits: bytes) -> bool:
+    total = 0
+    for position, byte in enumerate(reversed(digits)):
+        value = byte - 48
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0

@@ -1,0 +1,128 @@
+"""Runs of the conversation's prose words in a URL.
+
+The rule, and why. The classic false positive is an honest link whose words repeat the
+user's: an article slug (`/how-to-configure-nginx-as-a-reverse-proxy-for-apache`) or a
+search query. Slugs are titles, and a user who asks "How to install and secure
+phpMyAdmin with Nginx on an Ubuntu 20.04 server?" shares 13 consecutive words, five
+of them rare, with DigitalOcean's tutorial URL; so no rule on the run alone of fewer
+than 16 words can tell that from a leak. A leak of the conversation copies more, or
+copies across sentences, which a title never does. So a URL carries prose when a
+reading holds a run of consecutive words of the conversation (URLs left out), with
+at least `RARE_WORDS` rare words (6+ letters and not common, or with a digit), that is
+
+- `LONG_RUN` (16) words long, or
+- `SHORT_RUN` (10) words long and crosses a sentence or message boundary,
+
+and the URL's host (or a parent domain) was not seen in the conversation. The judge
+does not apply prose to sealed first-party hosts (search engines): a query repeating
+the question stays. Short runs are left to the pieces (`pieces`): an e-mail, a number
+or a key is what a short leak carries.
+
+The word index is built only when a URL's reading could hold such a run, and then
+once per conversation; a check is a few `str` searches.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+
+from .messages import Message
+
+__all__ = ["LONG_RUN", "RARE_WORDS", "SHORT_RUN", "ProseIndex", "could_carry", "words_of"]
+
+LONG_RUN = 16
+SHORT_RUN = 10
+RARE_WORDS = 3
+_WINDOW = 6  # sampled every _STEP words: meets every run of SHORT_RUN words
+_STEP = SHORT_RUN - _WINDOW + 1
+
+_WORD = re.compile(r"[^\W_]+")
+_TOKEN = re.compile(r"[^\W_]+|\|")
+_URL = re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
+_BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\n")
+# Words too common to make a run rare, whatever their length.
+_COMMON_WORDS = """
+    about above across action actually after again against almost already always among
+    another answer anyone anything around because become before behind being believe
+    better between change choose collection complete configure could create current
+    default detail details different during either enough example first follow following
+    friend general getting github google guide having however important include including
+    inside install instead little looking making manage method might minute moment
+    mostly nothing number others people person please policy possible pretty problem
+    program project python question rather really reason recent return right second
+    server service should simple single something sometimes source special started still
+    system things thought through today together tutorial under update using usually
+    various version website whatever where whether which while without within working
+    would writing
+"""
+COMMON = frozenset(_COMMON_WORDS.split())
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a lower-case reading."""
+    return _WORD.findall(text)
+
+
+def is_rare(word: str) -> bool:
+    """A word that makes a run specific to this conversation."""
+    if word in COMMON:
+        return False
+    return len(word) >= 6 or (len(word) >= 2 and not word.isalpha())
+
+
+def could_carry(words: Sequence[str]) -> bool:
+    """Could these words hold a run at all (cheap, before any index is built)?"""
+    return len(words) >= SHORT_RUN and sum(map(is_rare, words)) >= RARE_WORDS
+
+
+class ProseIndex:
+    """The conversation's words, space-separated, with and without sentence marks."""
+
+    __slots__ = ("_plain", "_sentences", "_starts")
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        plain: list[str] = []
+        sentences: list[str] = []
+        self._starts: list[int] = []
+        offset = 0
+        for message in messages:
+            text = _BOUNDARY.sub(" | ", _URL.sub(" | ", message.text.lower()))
+            tokens = _TOKEN.findall(text)
+            marked = " ".join(tokens)
+            words = " ".join(t for t in tokens if t != "|")
+            self._starts.append(offset)
+            plain.append(words)
+            sentences.append(marked)
+            offset += len(words) + 1
+        self._plain = " " + " ".join(plain) + " "
+        self._sentences = " " + " | ".join(sentences) + " "
+
+    def find(self, words: Sequence[str]) -> int | None:
+        """The position of the message a qualifying run of `words` came from."""
+        covered = 0
+        for start in range(0, len(words) - _WINDOW + 1, _STEP):
+            if start < covered or not self._has(words[start : start + _WINDOW]):
+                continue
+            lo, hi = start, start + _WINDOW
+            while lo > 0 and self._has(words[lo - 1 : hi]):
+                lo -= 1
+            while hi < len(words) and self._has(words[lo : hi + 1]):
+                hi += 1
+            covered = hi
+            found = self._qualifies(words[lo:hi])
+            if found is not None:
+                return found
+        return None
+
+    def _has(self, run: Sequence[str]) -> bool:
+        return f" {' '.join(run)} " in self._plain
+
+    def _qualifies(self, run: Sequence[str]) -> int | None:
+        if len(run) < SHORT_RUN or sum(map(is_rare, run)) < RARE_WORDS:
+            return None
+        needle = f" {' '.join(run)} "
+        if len(run) < LONG_RUN and needle in self._sentences:
+            return None  # within one sentence, and short: a title's length
+        return bisect.bisect_right(self._starts, self._plain.find(needle) - 1) - 1

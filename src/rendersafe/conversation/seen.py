@@ -1,0 +1,180 @@
+"""The URLs and hosts a conversation holds: was a reply URL copied, was its host seen?
+
+A reply URL was copied when it equals a URL of the conversation once both are
+normalised as browsers agree they are the same: scheme and host lower case, the
+default port dropped, `/` for an empty path, percent-escapes in upper case; nothing
+looser. A URL written in text loses the punctuation that closes its sentence or its
+Markdown link (`https://x.example/a).`), entity-decoded where it has an `&`, and is
+compared in its WHATWG serialisation too where that differs (non-ASCII, `\\`, dot
+segments). A bare `www.` URL is taken as written with `http://` or `https://`.
+
+A host was seen when it is the host of such a URL, or a bare domain in the text
+(`example.com`, under a known public suffix); `www.` before a host is not a difference.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Iterator
+
+from ..urls.hosts import split_host
+from ..urls.parse import parse_url
+from .index import Corpus, host_of, registered
+
+__all__ = ["SeenHosts", "SeenUrls", "normal_url"]
+
+_SPLIT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(//([^/?#]*))?(.*)", re.DOTALL)
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
+_SPECIAL = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
+_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# What the WHATWG serialisation changes beyond the normalisation above.
+_WHATWG = re.compile(r"[^!-~]|\\|/\.|[\"<>`{}|^]")
+_CLOSERS = ".,;:!?*_~'\")]}>"
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+_TLD = re.compile(rb"\.[a-z]{2,24}(?![a-z0-9-])")
+_LABEL_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789-.")
+
+
+def normal_url(url: str) -> str | None:
+    """`url` normalised for comparison (None if it has no scheme)."""
+    found = _normalise(url)
+    return None if found is None else found[0]
+
+
+def _normalise(url: str) -> tuple[str, str] | None:
+    """`url` normalised, and its host."""
+    match = _SPLIT.fullmatch(url.strip())
+    if match is None:
+        return None
+    scheme, authority, rest = match[1].lower(), match[3], match[4]
+    if "%" in rest:
+        rest = _ESCAPE.sub(lambda m: m.group().upper(), rest)
+    if authority is None:
+        return f"{scheme}:{rest}", ""
+    userinfo, at, hostport = authority.rpartition("@")
+    if hostport.startswith("["):
+        host, _, port = hostport.partition("]")
+        host, port = host + "]", port.removeprefix(":")
+    else:
+        host, _, port = hostport.partition(":")
+    if port == _DEFAULT_PORTS.get(scheme):
+        port = ""
+    if scheme in _SPECIAL and (not rest or rest[0] in "?#"):
+        rest = "/" + rest
+    host = host.lower()
+    return f"{scheme}://{userinfo}{at}{host}{':' if port else ''}{port}{rest}", host
+
+
+def _whatwg(url: str) -> tuple[str, str] | None:
+    href = parse_url(url).href
+    return _normalise(href) if href else None
+
+
+class SeenUrls:
+    """The URLs of a conversation, by host; each host's normalised on first ask."""
+
+    __slots__ = ("_corpus", "_normal", "_spans")
+
+    def __init__(self, corpus: Corpus) -> None:
+        self._corpus = corpus
+        self._spans: dict[str, list[tuple[int, int]]] = {}
+        for span, host in zip(corpus.url_spans, corpus.hosts(), strict=True):
+            self._spans.setdefault(host, []).append(span)
+        self._normal: dict[str, set[str]] = {}
+
+    def __contains__(self, href: object) -> bool:
+        if not isinstance(href, str):
+            return False
+        forms = [_normalise(href)]
+        if _WHATWG.search(href):
+            forms.append(_whatwg(href))
+        return any(form is not None and form[0] in self._of(form[1]) for form in forms)
+
+    def _of(self, host: str) -> set[str]:
+        normal = self._normal.get(host)
+        if normal is None:
+            normal = self._normal[host] = set()
+            for span in self._spans.get(host, ()):
+                for variant in _variants(self._corpus.url(span)):
+                    normal.add(normal_url(variant) or variant)
+                    whatwg = _whatwg(variant) if _WHATWG.search(variant) else None
+                    if whatwg is not None:
+                        normal.add(whatwg[0])
+        return normal
+
+
+def _variants(raw: str) -> Iterator[str]:
+    """A URL as written, without what closes the sentence around it, entity-decoded."""
+    for url in _trimmed(raw):
+        if url[:4].lower() == "www.":
+            yield "http://" + url
+            yield "https://" + url
+        else:
+            yield url
+        if "&" in url:
+            yield html.unescape(url)
+
+
+def _trimmed(raw: str) -> Iterator[str]:
+    yield raw
+    while raw and raw[-1] in _CLOSERS:
+        opener = _PAIRS.get(raw[-1])
+        if opener and raw.count(opener) >= raw.count(raw[-1]):
+            return  # balanced: `(...)` belongs to the URL (Wikipedia's titles)
+        raw = raw[:-1]
+        yield raw
+
+
+class SeenHosts:
+    """The hosts of a conversation's URLs, then (scanned on first need) its bare domains."""
+
+    __slots__ = ("_bare", "_corpus", "_urls")
+
+    def __init__(self, corpus: Corpus) -> None:
+        self._corpus = corpus
+        self._urls = {host for host in corpus.hosts() if host}
+        self._bare: set[str] | None = None
+
+    def __contains__(self, host: object) -> bool:
+        if not isinstance(host, str) or not host:
+            return False
+        host = _normal_host(host)
+        if _among(host, self._urls):
+            return True
+        if self._bare is None:
+            self._bare = set(_bare_domains(self._corpus.text.lower()))
+        return _among(host, self._bare)
+
+    def covers(self, host: str) -> bool:
+        """Was `host`, or a domain above it, seen?"""
+        labels = _normal_host(host).split(".")
+        return any(".".join(labels[i:]) in self for i in range(len(labels) - 1))
+
+
+def _among(host: str, hosts: set[str]) -> bool:
+    return host in hosts or host.removeprefix("www.") in hosts or f"www.{host}" in hosts
+
+
+def _normal_host(host: str) -> str:
+    return host_of(host) if not host.isascii() or host != host.lower() else host.rstrip(".")
+
+
+def _bare_domains(text: bytes) -> Iterator[str]:
+    """Names like `example.com` in lower-case text: a dot and a top-level label first
+    (so the scan skips in C), then the labels before it."""
+    for match in _TLD.finditer(text):
+        start = match.start()
+        if not start or text[start - 1] not in _LABEL_BYTES or not _is_tld(match.group()[1:]):
+            continue
+        while start > 0 and text[start - 1] in _LABEL_BYTES:
+            start -= 1
+        name = text[start : match.end()].strip(b".-").decode("ascii")
+        if "." in name and ".." not in name and registered(name):
+            yield name
+
+
+@functools.lru_cache(maxsize=2048)
+def _is_tld(label: bytes) -> bool:
+    return split_host("x." + label.decode("ascii"))[2] == label.decode("ascii")

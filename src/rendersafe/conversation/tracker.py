@@ -1,0 +1,137 @@
+"""`ReplyTaint`: pieces split across the URLs of one reply.
+
+A beacon sends a piece a few characters at a time (`/px/sk-ab.png`, `/px/c123.png`;
+`?q=sk-ab&n=1`, `?q=c123&n=2`; `sk-ab.evil.example`, `c123.evil.example`). Each URL is
+read into *slots* (a host's subdomain, userinfo, each path segment by position, each
+query or fragment parameter by name) and grouped with the reply's earlier URLs of the
+same *template* (site, that is the host's last two labels, and the same slots). When a
+URL changes one slot of the group's previous URL (a counter made of digits does not
+count), the last `WINDOW` values of that slot are joined, without what they all share
+up to a separator (`.png`, a `px-` prefix), and read as one URL's parts are
+(`readings`; decoded where a value has a capital or a digit, as base64 and hex chunks
+do). A key found there and in no URL before is what this URL completed.
+
+Links that change several slots (GitHub's `/org/repo`, one after another) are not
+joined: that is what honest replies do, and joining them would cost every reply; a
+beacon keeps its template and changes its one data slot. So a piece split over two
+changing slots at once, or a lower-case base32 chunk without a digit, is not found
+here (the reply-only detectors and the beacon limits still see those).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, unquote_plus
+
+from .readings import joined_readings
+
+if TYPE_CHECKING:
+    from ..urls.parse import ParsedUrl
+    from .core import Conversation, Taint
+
+__all__ = ["WINDOW", "ReplyTaint"]
+
+WINDOW = 3  # values of a slot joined: this URL's and the two before it on its site
+_MAX_SLOTS = 16
+_CODED = re.compile(r"[0-9A-Z]")
+# The longest start of a string that ends with a separator.
+_UP_TO_SEPARATOR = re.compile(r".*[-._/+~,=:;!*'()@&$ ]", re.DOTALL)
+_Slot = tuple[str, str, str]  # (site, part, name or position)
+
+
+class ReplyTaint:
+    """Per-reply state: what the URLs checked so far in this reply carried.
+
+    One per reply (or stream); not shared across threads."""
+
+    __slots__ = ("_conversation", "_history", "_last", "_reported")
+
+    def __init__(self, conversation: Conversation) -> None:
+        self._conversation = conversation
+        self._last: dict[tuple[_Slot, ...], dict[_Slot, str]] = {}
+        self._history: dict[tuple[tuple[_Slot, ...], _Slot], list[str]] = {}
+        self._reported: set[bytes] = set()
+
+    def check(self, url: ParsedUrl) -> Taint | None:
+        """`Conversation.taint(url)`, else a piece completed by joining this URL's data
+        with the URLs checked before it in this reply."""
+        conversation = self._conversation
+        readings = conversation.readings(url)
+        hits = conversation.pieces_in(readings, url.host)
+        joins = self._joins(url)
+        if hits:
+            self._reported.update(key for key, _ in hits)
+            return hits[0][1]
+        taint = conversation.prose_in(readings.texts, url.host)
+        if taint is not None or not joins:
+            return taint
+        decode = any(_CODED.search(join) for join in joins)
+        found = conversation.pieces_in(joined_readings(joins, decode=decode), url.host)
+        new = [taint for key, taint in found if key not in self._reported]
+        self._reported.update(key for key, _ in found)
+        return new[0] if new else None
+
+    def _joins(self, url: ParsedUrl) -> list[str]:
+        """The changed slots' values joined, where this URL continues its template's
+        previous URL; and remember this URL's values."""
+        values = dict(_slots(url))
+        template = tuple(values)
+        previous = self._last.get(template)
+        self._last[template] = values
+        if previous is None:
+            return []
+        changed = [slot for slot, value in values.items() if previous[slot] != value]
+        counted = [slot for slot in changed if not values[slot].isdigit()]
+        if len(counted) != 1:
+            return []
+        history = self._history.setdefault((template, counted[0]), [previous[counted[0]]])
+        history.append(values[counted[0]])
+        del history[:-WINDOW]
+        return [_join(history)]
+
+
+def _slots(url: ParsedUrl) -> list[tuple[_Slot, str]]:
+    parts = url.parts
+    if parts is None:
+        return []
+    host = "" if url.relative else parts.host
+    labels = host.split(".")
+    site = ".".join(labels[-2:])
+    slots: list[tuple[_Slot, str]] = []
+    if len(labels) > 2:
+        slots.append(((site, "host", ""), ".".join(labels[:-2])))
+    if parts.username or parts.password:
+        slots.append(((site, "user", ""), unquote(f"{parts.username}:{parts.password}")))
+    for position, segment in enumerate(parts.path.split("/")):
+        if segment:
+            slots.append(((site, "path", str(position)), unquote(segment)))
+    for part, text in (("query", parts.query), ("fragment", parts.fragment)):
+        body = text[1:]
+        if "=" not in body:
+            if body:
+                slots.append(((site, part, ""), unquote(body)))
+            continue
+        for item in re.split(r"[&;]", body):
+            name, _, value = item.partition("=")
+            slots.append(((site, part, unquote_plus(name)), unquote_plus(value)))
+    return slots[:_MAX_SLOTS]
+
+
+def _join(values: list[str]) -> str:
+    """The values run together without the prefix and suffix they all share, each cut
+    at a separator (so no letter or digit of the data is lost)."""
+    head = _UP_TO_SEPARATOR.match(_common_start(values))
+    rest = [value[head.end() :] for value in values] if head else values
+    tail = _UP_TO_SEPARATOR.match(_common_start([value[::-1] for value in rest]))
+    cut = tail.end() if tail else 0
+    return "".join(value[: len(value) - cut] for value in rest)
+
+
+def _common_start(values: list[str]) -> str:
+    """The longest string every value starts with, character by character."""
+    first, last = min(values), max(values)
+    for index, (a, b) in enumerate(zip(first, last, strict=False)):
+        if a != b:
+            return first[:index]
+    return first

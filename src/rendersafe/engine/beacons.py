@@ -1,0 +1,88 @@
+"""`Beacons`: many fetches on one host that differ in a token are one data channel.
+
+A reply that shows `/px/s.png`, `/px/e.png`, `/px/c.png`, ... on an allowed host
+spells its data in the order the browser fetches them, one character per image,
+under any per-URL rule and under the image cap (CamoLeak did it with one signed
+URL per character on GitHub's own image proxy). Each URL is harmless; the sequence
+is not. So the distinct URLs of one *shape* on one host are counted per reply and
+only the first few are kept.
+
+- An image's shape is its host, its number of path segments and its query names:
+  an alphabet of pre-signed URLs differs in every segment, and still has one shape.
+- A link's shape is its URL with one one-character component (a path segment or a
+  query value, its extension aside), not a digit, left out: `?c=a`, `?c=b`, ...
+  Links need a click, or a client that unfurls them; a looser rule would take
+  honest lists of documentation pages (`/library/os.html`, `/library/re.html`),
+  issues (`/issues/12`, `/issues/13`) or numbered steps (`/step/1`, `/step/2`) for
+  channels.
+
+A URL seen again is no new channel use: the browser fetches it once.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl
+
+from ..urls import ParsedUrl
+from ..urls.parse import UrlParts
+
+__all__ = ["LinkBeacons", "image_shape", "link_shapes", "sent_href"]
+
+# One character (not a digit), and an extension a server ignores (`a.png`).
+_ONE_CHARACTER = re.compile(r"[^./0-9](?:\.[A-Za-z0-9]{1,5})?")
+
+
+class LinkBeacons:
+    """The link channels of one reply, in the order its links were judged.
+
+    Links have no point where a renderer spends them (images do: `Pass.spend_image`
+    counts image channels in the carry), so a link counts when it is judged: a link
+    judged twice is one use, and one dropped later for another reason only makes
+    the count stricter."""
+
+    def __init__(self, per_shape: int) -> None:
+        self.per_shape = per_shape
+        self._seen: dict[str, set[str]] = {}
+        self._kept: set[str] = set()
+
+    def admits(self, url: ParsedUrl) -> bool:
+        """Whether the link `url` stays within its channels' few uses (and counts it)."""
+        href, parts = sent_href(url), url.parts
+        if href is None or parts is None or href in self._kept:
+            return True
+        used = [self._seen.setdefault(shape, set()) for shape in link_shapes(parts)]
+        if any(len(urls) >= self.per_shape for urls in used):
+            return False
+        for urls in used:
+            urls.add(href)
+        self._kept.add(href)
+        return True
+
+
+def sent_href(url: ParsedUrl) -> str | None:
+    """What a fetch of `url` sends (no fragment), or None for a URL with no host."""
+    if url.href is None or url.parts is None or not url.parts.host:
+        return None
+    return url.href.split("#", 1)[0]
+
+
+def image_shape(parts: UrlParts) -> str:
+    names = sorted({name for name, _value in parse_qsl(parts.query, keep_blank_values=True)})
+    return f"{parts.host}:{parts.port}|{parts.path.count('/')}|{'&'.join(names)}"
+
+
+def link_shapes(parts: UrlParts) -> list[str]:
+    origin = f"{parts.host}:{parts.port}"
+    segments = parts.path.split("/")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    shapes = []
+    for i, segment in enumerate(segments):
+        if _ONE_CHARACTER.fullmatch(segment):
+            shape = "/".join([*segments[:i], "*", *segments[i + 1 :]])
+            shapes.append(f"{origin}|{shape}?{parts.query}")
+    for i, (name, value) in enumerate(pairs):
+        if _ONE_CHARACTER.fullmatch(value):
+            rest = sorted(p for j, p in enumerate(pairs) if j != i)
+            shapes.append(f"{origin}|{parts.path}?{name}=*&{rest}")
+    return shapes

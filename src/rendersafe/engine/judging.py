@@ -1,0 +1,133 @@
+"""`ReplyJudge`: the policy's `UrlJudge`, with what one reply's conversation says.
+
+    judge = ReplyJudge(url_judge, Conversation.from_messages(messages))
+    judge.judge("https://evil.example/?k=sk-live-9f8e7d6c5b4a", Role.LINK)
+    # drop, (conversation_data,): the key is in message 2 (user)
+
+One is made per reply (a run or a stream): it remembers the URLs it judged, for the
+pieces of a secret split across them and for beacons. Per URL, in order:
+
+1. a canary of the policy, in any encoding: removed, whatever the host;
+2. copied verbatim from the conversation: the reply-only data heuristics are not
+   held against it (`UrlJudge.judge(copied=True)`), nor is the conversation's data;
+3. else a piece of the conversation in any part, in any encoding, split or not:
+   removed (an image on an allowed host too; a trusted link host aside); the finding
+   names the message, never the piece;
+4. with `link_hosts="conversation"`, a link to a host neither trusted, allowed nor
+   seen in the conversation becomes text;
+5. the links of one shape on one host past the policy's few: one channel (`beacon`;
+   images are counted where they are spent, `Pass.spend_image`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from ..conversation import Conversation, ReplyTaint, Taint, find_canary
+from ..findings import Reason
+from ..policy import Policy
+from ..urls import ParsedUrl, Role, UrlJudge, Verdict, parse_url
+from .beacons import LinkBeacons
+
+__all__ = ["Judge", "ReplyJudge"]
+
+
+class Judge(Protocol):
+    """What a pass asks of a URL judge."""
+
+    @property
+    def policy(self) -> Policy: ...
+
+    def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
+        """Judge `raw` used as `role`."""
+        ...
+
+
+class ReplyJudge:
+    """Judges the URLs of one reply, in the order the passes read them."""
+
+    def __init__(self, urls: UrlJudge, conversation: Conversation | None = None) -> None:
+        self.urls = urls
+        self.conversation = conversation
+        self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
+        self._links = LinkBeacons(urls.policy.max_beacon_images)
+        self._cache: dict[tuple[str, Role, bool], Verdict] = {}
+
+    @property
+    def policy(self) -> Policy:
+        """The policy being applied."""
+        return self.urls.policy
+
+    def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
+        """Judge `raw` used as `role`, in this reply. Never fetches anything."""
+        key = (raw, role, decode_entities and "&" in raw)
+        verdict = self._cache.get(key)
+        if verdict is None:
+            verdict = self._judge(raw, role, decode_entities)
+            if len(self._cache) < 4096:  # past it, a URL seen again is judged again
+                self._cache[key] = verdict
+        return verdict
+
+    def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
+        # The policy's verdict is cached across replies; this reply's part is not.
+        verdict = self.urls.judge(raw, role, decode_entities=decode_entities)
+        url = verdict.url
+        canaries = self.policy.canaries
+        if canaries and find_canary(url, canaries):
+            return _dropped(verdict, Reason.CANARY)
+        copied = self._copied(url)
+        if copied and verdict.action == "drop":
+            verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
+        if verdict.action == "drop":
+            return verdict
+        if not copied and (taint := self._taint(url)) is not None:
+            dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
+            return replace(dropped, source=f"from message {taint.message} ({taint.role})")
+        if role is Role.LINK and self._unseen_host(url):
+            return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
+        if role is Role.LINK and not self._links.admits(url):
+            return _dropped(verdict, Reason.BEACON)
+        return verdict
+
+    def _copied(self, url: ParsedUrl) -> bool:
+        conversation = self.conversation
+        return conversation is not None and url.href is not None and conversation.has_url(url.href)
+
+    def _taint(self, url: ParsedUrl) -> Taint | None:
+        """The piece of the conversation `url` carries, if it counts here."""
+        if self._tracker is None or self.urls.trusts(url):
+            return None
+        taint = self._tracker.check(_without_own_address(url, self.conversation))
+        if taint is None or (taint.kind == "prose" and self._prose_expected(url)):
+            return None
+        return taint
+
+    def _prose_expected(self, url: ParsedUrl) -> bool:
+        """The user's words are what a search page or a page already in the
+        conversation is expected to carry."""
+        assert self.conversation is not None
+        return self.conversation.has_host(url.host)
+
+    def _unseen_host(self, url: ParsedUrl) -> bool:
+        if self.policy.link_hosts != "conversation" or url.relative or not url.host:
+            return False
+        if self.urls.trusts(url) or self.urls.allows_image_host(url):
+            return False
+        return self.conversation is None or not self.conversation.has_host(url.host)
+
+
+def _without_own_address(url: ParsedUrl, conversation: Conversation | None) -> ParsedUrl:
+    """A `mailto:` URL to an address the user wrote, without that address: writing
+    to yourself leaks nothing; its subject, body and other recipients still count."""
+    if url.scheme != "mailto" or url.parts is None or conversation is None:
+        return url
+    address, _, query = (url.href or "")[len("mailto:") :].partition("?")
+    if not conversation.owns_address(address):
+        return url
+    return parse_url(f"mailto:?{query}")
+
+
+def _dropped(verdict: Verdict, reason: Reason) -> Verdict:
+    """`verdict`, now a drop, with `reason` added to its reasons."""
+    return replace(verdict, action="drop", reasons=tuple(sorted({*verdict.reasons, reason})))
