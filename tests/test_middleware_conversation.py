@@ -12,6 +12,7 @@ import asyncio
 import gzip
 import json
 import logging
+import time
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -467,8 +468,14 @@ def test_a_secret_from_the_request_is_caught(served: Served, name: str, streamed
 
 def test_a_chunked_request_reaches_the_app_exactly(served: Served) -> None:
     raw = json.dumps(REQUESTS["anthropic tool_result"][1]).encode()
-    parts = [raw[i : i + 50] for i in range(0, len(raw), 50)]
-    response = served.post("/v1/messages", iter(parts), "chunked")
+    parts = [raw[i : i + 120] for i in range(0, len(raw), 120)]
+
+    def slowly() -> Iterator[bytes]:
+        for part in parts:  # apart in time, so the server hands them on one by one
+            yield part
+            time.sleep(0.02)
+
+    response = served.post("/v1/messages", slowly(), "chunked")
     assert SECRET not in reply_text("/v1/messages", response)
     received = [m for m in served.seen.messages["chunked"] if m["type"] == "http.request"]
     assert len(received) > 1  # several http.request messages, more_body on all but the last

@@ -80,7 +80,7 @@ def test_replies_judged_with_the_messages_before_them() -> None:
 def test_the_fixed_leaks_are_clean_and_every_message_else_kept(tmp_path: Path) -> None:
     scan([str(LEAKS)], ScanOptions(fix_dir=tmp_path))
     fixed = (tmp_path / LEAKS.name).read_text()
-    for secret in ("orchid7731plum", "dana.whitfield@acme-health.example", "hx42vq9tz7"):
+    for secret in ("7f3kq9x2mz81", "dana.whitfield@acme-health.example", "hx42vq9tz7"):
         assert fixed.count(secret) == LEAKS.read_text().count(secret) - 1  # only the reply's
     assert scan([str(tmp_path)], ScanOptions()).summary.findings == 0
 

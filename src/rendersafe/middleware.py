@@ -30,14 +30,15 @@ import fnmatch
 import json
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal, TypeAlias
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .audit import AuditLog, AuditRecord, Source
 from .audit.recorder import AuditRecorder, Emit
+from .conversation import Conversation
 from .errors import FormatError, PolicyError
 from .policy import Policy
 from .sanitizer import Sanitizer
@@ -148,13 +149,17 @@ class RenderSafeMiddleware:
         """The format pinned for `path`, if any."""
         return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(path, p)), None)
 
-    def conversation_of(self, scope: Scope, tee: RequestTee) -> tuple[Any, tuple[str, ...]]:
-        """The conversation of a request (None when it has none), and notes on why it
-        may be only part of it. Never raises: a conversation it cannot read is None."""
+    def conversation_of(
+        self, scope: Scope, tee: RequestTee
+    ) -> tuple[Conversation | None, tuple[str, ...]]:
+        """The conversation of a request (None when it has none), built once for every
+        text of its response, and notes on why it may be only part of it. Never raises:
+        a conversation it cannot read is None."""
         hook = self.conversation_hook
+        notes = tee.notes()
         try:
             if hook is not None:
-                return hook(scope, tee.body), tee.notes()
+                return _coerced(hook(scope, tee.body)), notes
             headers = Headers(scope=scope)
             found = conversation_of(
                 tee.body,
@@ -163,11 +168,11 @@ class RenderSafeMiddleware:
                 whole=tee.whole,
                 limit=self.max_request_bytes,
             )
+            return Conversation.coerce(found.messages), notes + found.notes
         except Exception as exc:  # whatever the request holds, the reply is still served
             who = "the conversation hook" if hook is not None else "reading the request"
             logger.warning("rendersafe: %s raised", who, exc_info=True)
-            return None, (*tee.notes(), f"unread: {who} raised {type(exc).__name__}")
-        return found.messages, tee.notes() + found.notes
+            return None, (*notes, f"unread: {who} raised {type(exc).__name__}")
 
 
 class _Responder:
@@ -268,7 +273,7 @@ class _Responder:
         self.codec = self._codec(fmt, headers.get("content-type"))
         return []
 
-    def _conversation(self) -> tuple[Any, dict[str, str]]:
+    def _conversation(self) -> tuple[Conversation | None, dict[str, str]]:
         """What the request says the model saw, read now that the response starts (the
         app has read the body by then, or as much as it will); and the context that
         says why it may be only part of it."""
@@ -396,6 +401,13 @@ def _format(content_types: list[str]) -> str | None:
     if len(formats) == 1:
         return formats.pop()
     return "unsupported"
+
+
+def _coerced(value: object) -> Conversation | None:
+    """What a hook returned, as a conversation."""
+    if value is None or isinstance(value, Conversation | str | Iterable):
+        return Conversation.coerce(value)
+    raise TypeError(f"a conversation is messages or a str, not {type(value).__name__}")
 
 
 def _charset(content_type: str | None) -> str | None:

@@ -157,9 +157,8 @@ class _Scanner:
         for message, before in zip(messages, conversations(messages), strict=True):
             if not self.options.judges(message.role):
                 continue
-            result = self.sanitizer.run(
-                message.text, context={"role": message.role}, **_judged_with(before)
-            )
+            context = {"role": message.role}
+            result = self.sanitizer.run(message.text, context=context, conversation=before)
             for finding in result.findings:
                 self._finding(finding, line_no, rid, message.role)
             if result.findings:
@@ -261,11 +260,6 @@ def _encoded(data: Any, indent: int | None = None) -> bytes:
         return json.dumps(data, ensure_ascii=False, indent=indent).encode()
     except UnicodeEncodeError:
         return json.dumps(data, indent=indent).encode()
-
-
-def _judged_with(before: list[dict[str, Any]] | None) -> dict[str, Any]:
-    # TODO(merge): pass conversation=before always once the API is on main.
-    return {} if before is None else {"conversation": before}
 
 
 @functools.lru_cache(maxsize=4)

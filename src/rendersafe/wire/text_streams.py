@@ -10,8 +10,8 @@ calls it. The sanitiser records each finding in its audit log, if it has one;
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping
-from typing import Any
 
+from ..conversation import Conversation, ConversationLike
 from ..errors import FormatError, InputTooLargeError
 from ..findings import Construct, Finding
 from ..sanitizer import Sanitizer
@@ -31,12 +31,13 @@ class Texts:
         report: Report | None = None,
         *,
         keep_sent: bool = False,
-        conversation: Any = None,
+        conversation: ConversationLike = None,
         context: Mapping[str, str] | None = None,
     ) -> None:
         self.sanitizer = sanitizer
         self.report = report
-        self.conversation = conversation
+        # Built once: every text of the response is judged with the same one.
+        self.conversation = Conversation.coerce(conversation)
         self.context = dict(context or {})
         self._streams: dict[Hashable, StreamSanitizer] = {}
         # Only formats that repeat the whole text later need it kept (bounded by
@@ -54,7 +55,7 @@ class Texts:
                 # A client that joins the pieces would join them across the end.
                 raise FormatError(f"text {key!r} continued after it ended")
             stream = self._streams[key] = self.sanitizer.stream(
-                context=self.context, on_finding=self.report, **self._judged_with()
+                context=self.context, on_finding=self.report, conversation=self.conversation
             )
         return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
 
@@ -86,7 +87,7 @@ class Texts:
 
     def one_shot(self, text: str) -> str:
         """Sanitise a complete text that arrived in one piece."""
-        result = self.sanitizer.run(text, context=self.context, **self._judged_with())
+        result = self.sanitizer.run(text, context=self.context, conversation=self.conversation)
         if self.report is not None:
             for finding in result.findings:
                 self.report(finding)
@@ -104,10 +105,6 @@ class Texts:
             if self.report is not None:
                 self.report(finding)
         return finding
-
-    def _judged_with(self) -> dict[str, Any]:
-        # TODO(merge): pass conversation= always once the API is on main.
-        return {} if self.conversation is None else {"conversation": self.conversation}
 
     def _sent(self, key: Hashable, out: str) -> str:
         self._kept += len(out)
