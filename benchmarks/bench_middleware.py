@@ -12,8 +12,8 @@ interleave. `/plain` serves the app as it is, `/safe` the same app wrapped in
 
 This process is the load: `--streams` concurrent streaming GETs with httpx, every
 byte read. One round is all streams on one path; after a warm-up round of each,
-rounds alternate plain / safe three times and the minimum of each is kept. The
-server's CPU time (user + sys, from /proc/<pid>/stat) is read around each round, so:
+rounds alternate plain / safe (`--repeats` times, default 3) and the minimum of each
+is kept. The server's CPU time (user + sys, from /proc/<pid>/stat) is read around each round, so:
 
 * middleware CPU per token = (CPU safe - CPU plain) / tokens in the round
   (target: <= 50 µs);
@@ -26,7 +26,8 @@ then user and assistant turns from the corpus); the endpoint reads it on both pa
 and the middleware reads the conversation from it and judges the reply with it. Those
 rounds alternate with the GET rounds, and
 
-* added by the conversation = middleware CPU per token with the body - without it
+* added by the conversation = middleware CPU per token with the body - without it,
+  per repeat (its four rounds run back to back), median and range over `--repeats`
   (target: <= 5 µs).
 
 Before timing, one reply that carries an exfiltration image is fetched from both
@@ -43,6 +44,7 @@ import json
 import math
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -67,7 +69,7 @@ CORPUS_CHARS = 200_000
 TOKEN_CHARS = 4
 ATTACK = ATTACKS[0]  # a Markdown image to collector.example carrying a payload
 REPEATS = 3
-TOKEN = "quartz5521lime"  # in the conversation's first user message
+TOKEN = "tk7Qz5521xLm"  # in the conversation's first user message
 LEAK = f"\n\nSee [the status page](https://status.example.com/s?t={TOKEN}).\n"
 
 
@@ -257,9 +259,9 @@ async def check_conversation(client: httpx.AsyncClient, request: bytes) -> None:
 
 
 async def measure(
-    port: int, pid: int, streams: int, tokens: int, request: bytes | None
-) -> dict[str, Round]:
-    """Warm up, then the best of `REPEATS` alternating rounds per path (and body)."""
+    port: int, pid: int, streams: int, tokens: int, *, request: bytes | None, repeats: int
+) -> dict[str, list[Round]]:
+    """Warm up, then `repeats` alternating rounds per path (and body)."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=60, trust_env=False
@@ -270,19 +272,21 @@ async def measure(
             await check_conversation(client, request)
             bodies["+conversation"] = request
         rounds = {(path, name): list[Round]() for name in bodies for path in ("/plain", "/safe")}
-        for repeat in range(REPEATS + 1):
+        for repeat in range(repeats + 1):
             for (path, name), done in rounds.items():
                 result = await load(client, pid, path, streams, tokens, request=bodies[name])
                 if repeat:  # round 0 is the warm-up
                     done.append(result)
-    return {
-        path + name: Round(min(r.cpu for r in done), min(r.wall for r in done))
-        for (path, name), done in rounds.items()
+    return {path + name: done for (path, name), done in rounds.items()}
+
+
+def report(rounds: dict[str, list[Round]], streams: int, tokens: int, kilobytes: int) -> None:
+    """Print the best rounds and the ratios; for the conversation, the median of the
+    per-repeat differences (each repeat's four rounds ran back to back) and their range."""
+    best = {
+        key: Round(min(r.cpu for r in done), min(r.wall for r in done))
+        for key, done in rounds.items()
     }
-
-
-def report(best: dict[str, Round], streams: int, tokens: int, kilobytes: int) -> None:
-    """Print the rounds and the ratios."""
     plain, safe = best["/plain"], best["/safe"]
     total = streams * tokens
     per_token = (safe.cpu - plain.cpu) / total * 1e6
@@ -300,8 +304,20 @@ def report(best: dict[str, Round], streams: int, tokens: int, kilobytes: int) ->
     print(f"with a {kilobytes} KB conversation in each request (POST):")
     print(f"  server CPU per round: plain {plain.cpu:.3f} s, safe {safe.cpu:.3f} s")
     print(f"  middleware CPU per token: {with_conversation:.1f} µs")
-    added = with_conversation - per_token
-    print(f"  added by the conversation: {added:.1f} µs per token (target <= 5)")
+    added = sorted(
+        ((sc.cpu - pc.cpu) - (s0.cpu - p0.cpu)) / total * 1e6
+        for p0, s0, pc, sc in zip(
+            rounds["/plain"],
+            rounds["/safe"],
+            rounds["/plain+conversation"],
+            rounds["/safe+conversation"],
+            strict=True,
+        )
+    )
+    print(
+        f"  added by the conversation: {statistics.median(added):.1f} µs per token, median of "
+        f"{len(added)} repeats (range {added[0]:.1f} to {added[-1]:.1f}; target <= 5)"
+    )
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], int]:
@@ -332,6 +348,7 @@ def main() -> None:
     parser.add_argument(
         "--conversation", type=int, default=0, metavar="KB", help="also POST a KB conversation"
     )
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="timed rounds per path")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -340,10 +357,14 @@ def main() -> None:
     request = conversation_request(args.conversation) if args.conversation else None
     child, port = start_server()
     try:
-        best = asyncio.run(measure(port, child.pid, args.streams, args.tokens, request))
+        rounds = asyncio.run(
+            measure(
+                port, child.pid, args.streams, args.tokens, request=request, repeats=args.repeats
+            )
+        )
     finally:
         stop_server(child)
-    report(best, args.streams, args.tokens, args.conversation)
+    report(rounds, args.streams, args.tokens, args.conversation)
 
 
 if __name__ == "__main__":
