@@ -40,9 +40,10 @@ def test_audit_and_middleware_surfaces() -> None:
         "AuditLog", "AuditRecord", "BatchSink", "Event", "JsonlSink", "LoggingSink",
         "SCHEMA_VERSION", "Sink", "Source", "policy_digest", "url_hmac",
     ]  # fmt: skip
-    assert rendersafe.middleware.__all__ == ["RenderSafeMiddleware"]
+    assert rendersafe.middleware.__all__ == ["ConversationHook", "RenderSafeMiddleware"]
     assert list(inspect.signature(rendersafe.middleware.RenderSafeMiddleware).parameters) == [
         "app", "policy", "audit", "paths", "formats", "json_paths", "request_id_header",
+        "max_request_bytes", "conversation",
     ]  # fmt: skip
 
 
