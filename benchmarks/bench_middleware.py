@@ -267,7 +267,7 @@ async def measure(
         base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=60, trust_env=False
     ) as client:
         await check_sanitised(client)
-        bodies = {"": None}
+        bodies: dict[str, bytes | None] = {"": None}
         if request is not None:
             await check_conversation(client, request)
             bodies["+conversation"] = request

@@ -120,9 +120,9 @@ def ai_sdk(text: str) -> Events:
 
 def ollama(text: str, field: str) -> Iterator[bytes]:
     def line(piece: str, done: bool) -> bytes:
-        body = {"message": {"role": "assistant", "content": piece}} if field == "message" else {}
-        if field == "response":
-            body = {"response": piece}
+        body: dict[str, Any] = {field: piece}
+        if field == "message":
+            body = {"message": {"role": "assistant", "content": piece}}
         return (dumps({"model": "llama3", **body, "done": done}) + "\n").encode()
 
     for piece in pieces(text):

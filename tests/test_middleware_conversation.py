@@ -522,7 +522,8 @@ def test_a_body_over_the_limit(caplog: pytest.LogCaptureFixture) -> None:
 
 def test_a_hook_for_a_custom_backend() -> None:
     def history(scope: Scope, body: bytes) -> object | None:
-        return json.loads(body)["history"]
+        loaded: object = json.loads(body)["history"]
+        return loaded
 
     stack = Served(conversation=history)
     custom = {"history": [{"role": "user", "content": SECRET}], "stream": True}

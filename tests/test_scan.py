@@ -17,6 +17,7 @@ from rendersafe import sanitize
 from rendersafe.cli import run
 from rendersafe.scan import ScanOptions, ScanReport, scan, tasks_for
 from rendersafe.scan import inputs as scan_inputs
+from rendersafe.scan.records import conversations, messages_of
 
 ROOT = Path(__file__).parent.parent
 TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
@@ -75,6 +76,39 @@ def test_replies_judged_with_the_messages_before_them() -> None:
     assert {row.reasons for row in report.findings} == {("conversation_data",)}
     assert report.summary.by_reason == {"conversation_data": len(report.findings)}
     assert {row.role for row in report.findings} == {"assistant"}
+
+
+def test_the_messages_before_each_one() -> None:
+    def parts(*texts: str) -> list[dict[str, str]]:
+        return [{"type": "text", "text": text} for text in texts]
+
+    result = {"type": "tool_result", "tool_use_id": "t", "content": "T"}
+    record = {
+        "system": parts("S"),
+        "messages": [
+            {"role": "user", "content": parts("U1", "U2")},
+            {"role": "assistant", "content": parts("A1", "A2")},
+            {"role": "user", "content": [result]},
+        ],
+        "completion": "C",
+    }
+    messages = messages_of(record)
+    assert [(m.role, m.text) for m in messages] == [
+        ("system", "S"), ("user", "U1"), ("user", "U2"), ("assistant", "A1"),
+        ("assistant", "A2"), ("tool", "T"), ("assistant", "C"),
+    ]  # fmt: skip
+
+    def texts(before: list[dict[str, Any]] | None) -> list[tuple[str, list[str]]]:
+        return [(m["role"], [p["text"] for p in m["content"]]) for m in before or []]
+
+    seen = [texts(before) for before in conversations(messages)]
+    assert seen[0] == []
+    assert seen[3] == seen[4] == [("system", ["S"]), ("user", ["U1", "U2"])]  # not A1 for A2
+    assert seen[6] == [*seen[4], ("assistant", ["A1", "A2"]), ("tool", ["T"])]
+    sharegpt = {"system": "S", "conversations": [{"from": "human", "value": "H"}]}
+    assert [(m.role, m.turn) for m in messages_of(sharegpt)] == [("system", 0), ("user", 1)]
+    pair = {"prompt": "P", "completion": "C"}
+    assert texts(list(conversations(messages_of(pair)))[1]) == [("user", ["P"])]
 
 
 def test_the_fixed_leaks_are_clean_and_every_message_else_kept(tmp_path: Path) -> None:

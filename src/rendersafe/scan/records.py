@@ -123,7 +123,10 @@ def _message(message: dict[str, Any], turn: int = 0) -> Iterator[Message]:
 
 
 def _sharegpt(data: Any) -> Iterator[Message]:
-    for number, turn in enumerate(data["conversations"]):
+    turns = _counter()
+    yield from _prompts(data, turns)  # some exports keep the system prompt beside the turns
+    for turn in data["conversations"]:
+        number = next(turns)
         if isinstance(turn, dict) and isinstance(turn.get("value"), str):
             role = str(turn.get("from") or "gpt").lower()
             yield Message(_SHAREGPT_ROLES.get(role, role), turn["value"], turn, "value", number)
