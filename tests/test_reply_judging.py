@@ -129,3 +129,12 @@ def test_links_only_to_hosts_the_conversation_saw() -> None:
     result = Sanitizer(policy).run(reply, conversation=messages)
     assert result.text == "[py](https://www.python.org/about/) [pypy](https://pypy.org/) x"
     assert [f.reasons for f in result.findings] == [(Reason.HOST_NOT_IN_CONVERSATION,)]
+
+
+def test_a_citation_is_judged_with_the_conversation() -> None:
+    url = f"https://cite.example.net/src?ref={SECRET}"
+    assert S.check_url(url) is None
+    finding = S.check_url(url, conversation=MESSAGES)
+    assert finding is not None
+    assert finding.reasons == (Reason.CONVERSATION_DATA,)
+    assert finding.detail == "from message 0 (system)"
