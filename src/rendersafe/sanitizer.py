@@ -126,13 +126,15 @@ class Sanitizer:
         image: bool = False,
         construct: Construct = Construct.CITATION,
         context: Mapping[str, str] | None = None,
+        conversation: ConversationLike = None,
     ) -> Finding | None:
         """The finding that removes `url`, a link a client shows beside the text (a
         citation, a source; `image=True`: a file it shows inline), or None when it may
-        stay. Never fetches the URL."""
+        stay; `conversation` is as for `run`. Never fetches the URL."""
         if not isinstance(url, str):
             raise TypeError(f"a URL is a str, not {type(url).__name__}")
-        verdict = self.units.rules.judge.judge(url, Role.IMAGE if image else Role.LINK)
+        judge = self.units.rules.for_reply(Conversation.coerce(conversation)).judge
+        verdict = judge.judge(url, Role.IMAGE if image else Role.LINK)
         if verdict.action == "keep":
             return None
         return Finding(
@@ -146,6 +148,7 @@ class Sanitizer:
             host=verdict.host and redact_host(verdict.host),
             url=redact(verdict.url),
             full_url=verdict.url.href or url,
+            detail=verdict.source,
             detector="lexical",
             context=context_dict(context),
         )
