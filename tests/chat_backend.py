@@ -108,11 +108,13 @@ def anthropic(text: str) -> Events:
     yield "message_stop", {"type": "message_stop"}
 
 
-def ai_sdk(text: str) -> Events:
+def ai_sdk(text: str, source: str | None = None) -> Events:
     yield None, {"type": "start", "messageId": "msg-2"}
     yield None, {"type": "text-start", "id": "t1"}
     for piece in pieces(text):
         yield None, {"type": "text-delta", "id": "t1", "delta": piece}
+    if source:
+        yield None, {"type": "source-url", "sourceId": "s1", "url": source, "title": "source"}
     yield None, {"type": "text-end", "id": "t1"}
     yield None, {"type": "finish"}
     yield None, "[DONE]"
@@ -221,7 +223,9 @@ def build(reply: str) -> Starlette:
         if not stream and kind != "ai-sdk":
             return JSONResponse(whole(kind, reply))
         media = MEDIA.get(kind, "text/event-stream")
-        return StreamingResponse(paced(STREAMED[kind](reply)), media_type=media)
+        source = request.query_params.get("source")  # a URL shown beside the reply
+        events = sse(ai_sdk(reply, source)) if source else STREAMED[kind](reply)
+        return StreamingResponse(paced(events), media_type=media)
 
     return Starlette(routes=[Route(path, endpoint, methods=["POST"]) for path in PATHS])
 

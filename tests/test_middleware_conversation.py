@@ -466,6 +466,16 @@ def test_a_secret_from_the_request_is_caught(served: Served, name: str, streamed
     assert served.records(f"honest {name} {streamed}") == []
 
 
+def test_a_source_url_is_judged_with_the_conversation_too(served: Served) -> None:
+    path, body = REQUESTS["ai-sdk text"]
+    source = f"https://attacker.example/src?k={SECRET}"
+    with httpx.Client(base_url=served.server.url, timeout=20) as http:
+        leak = http.post(path, params={"source": source}, json=body)
+        honest = http.post(path, params={"source": source}, json=without_secret(body))
+    assert read("ai-sdk", leak.text).urls == []
+    assert read("ai-sdk", honest.text).urls == [source]
+
+
 def test_a_chunked_request_reaches_the_app_exactly(served: Served) -> None:
     raw = json.dumps(REQUESTS["anthropic tool_result"][1]).encode()
     parts = [raw[i : i + 120] for i in range(0, len(raw), 120)]

@@ -98,7 +98,11 @@ class Texts:
         inline), recorded and reported; None when it may stay."""
         construct = Construct.IMAGE if image else Construct.CITATION
         finding = self.sanitizer.check_url(
-            url, image=image, construct=construct, context=self.context
+            url,
+            image=image,
+            construct=construct,
+            context=self.context,
+            conversation=self.conversation,
         )
         if finding is not None:
             self.sanitizer._record(finding)  # check_url itself records nothing
