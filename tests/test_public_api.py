@@ -18,9 +18,9 @@ def test_exported_names() -> None:
 
 
 def test_signatures() -> None:
-    assert (
-        str(inspect.signature(sanitize))
-        == "(text: 'str', policy: 'Policy | None' = None, *, conversation: 'ConversationLike' = None) -> 'str'"
+    assert str(inspect.signature(sanitize)) == (
+        "(text: 'str', policy: 'Policy | None' = None, *, "
+        "conversation: 'ConversationLike' = None) -> 'str'"
     )
     assert str(inspect.signature(Sanitizer.run)) == (
         "(self, text: 'str', *, context: 'Mapping[str, str] | None' = None, "
