@@ -32,7 +32,17 @@ from collections.abc import Generator, Iterable, Iterator
 
 from ..urls.detect import SECRET_PATTERNS
 
-__all__ = ["EMAIL", "KINDS", "MIN_KEY", "PENDING", "Hit", "alnum_key", "confirm", "find_pieces"]
+__all__ = [
+    "EMAIL",
+    "KINDS",
+    "MIN_KEY",
+    "PENDING",
+    "Hit",
+    "alnum_key",
+    "canary_keys",
+    "confirm",
+    "find_pieces",
+]
 
 KINDS = ("email", "phone", "card", "account", "key", "prose", "canary")
 MIN_KEY = 6  # no piece is shorter (the gram index relies on it)
@@ -78,6 +88,9 @@ _ID_LABEL = re.compile(
     re.IGNORECASE,
 )
 _LABEL_WINDOW = 16
+_IBAN = re.compile(rb"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
+# What comes before an IBAN's digits: its country, maybe check digits and letter groups.
+_IBAN_HEAD = re.compile(rb"(?<![A-Za-z0-9])[A-Z]{2}(?:[0-9]{2} ?(?:[A-Z0-9]{4} ?)*)?$")
 _DATE = re.compile(
     rb"(?:1[89]|20)[0-9]{2}[-./ ][01]?[0-9][-./ ][0-3]?[0-9]"
     rb"|[0-3]?[0-9][-./ ][01]?[0-9][-./ ](?:1[89]|20)[0-9]{2}"
@@ -107,17 +120,29 @@ def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> Iterator[Hit]:
     lowered = text.lower() if canaries else b""
     for canary in canaries:
         needle = canary.lower().encode("utf-8", "ignore")
-        key = alnum_key(needle)
-        if len(key) >= MIN_KEY:
-            start = lowered.find(needle)
-            while start >= 0:
+        start = lowered.find(needle)
+        while start >= 0:
+            for key in canary_keys(canary):
                 yield key, "canary", start, start + len(needle)
-                start = lowered.find(needle, start + len(needle))
+            start = lowered.find(needle, start + len(needle))
+
+
+def canary_keys(canary: str) -> list[bytes]:
+    """The keys of a canary: the whole one's, and its random part's alone (what follows
+    a `-`, `_`, `.` or `:`, when 8 characters or more)."""
+    keys = [alnum_key(canary.encode("utf-8", "ignore"))]
+    for part in re.split(r"[-_.:]", canary)[1:]:
+        key = alnum_key(part.encode("utf-8", "ignore"))
+        if len(key) >= 8 and key not in keys:
+            keys.append(key)
+    return [key for key in keys if len(key) >= MIN_KEY]
 
 
 def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
     """The kind of the candidate at `start:end` of `text` (None: not a piece)."""
     if kind == "segment":
+        if _IBAN.fullmatch(text, start, end):
+            return "account"
         return "key" if _is_key(text[start:end]) else None
     if kind == "token":
         return "key" if _formatted_key(text[start:end]) else None
@@ -226,6 +251,8 @@ def _number(text: bytes, start: int, end: int) -> str | None:
     digits = alnum_key(raw)
     if len(digits) < 7 or not digits.isdigit() or _public_number(text, start, raw):
         return None
+    if _IBAN_HEAD.search(text, max(0, start - _LABEL_WINDOW * 2), start):
+        return "account"
     if 13 <= len(digits) <= 19 and _luhn(digits):
         return "card"
     formatted = digits != raw or (start > 0 and text[start - 1] in b"+(")

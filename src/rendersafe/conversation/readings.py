@@ -88,19 +88,20 @@ def _compute(url: ParsedUrl, skip_path: bool) -> Readings:
     joined = f"{host}{path}{''.join(values)}" if len(values) > 1 else ""
     if "xn--" in host:
         whole += " " + _unpunycode(host)
-    found = readings_of(whole, joined=joined, smuggled=url.raw)
+    # As written too, where the browser's serialisation differs: it may hide a piece
+    # (digits read as an IPv4 host, `\` turned into `/`).
+    written = "" if skip_path or url.raw.lower() == parts.href.lower() else url.raw
     site = ".".join(host.split(".")[-2:])
-    if not site or not found.texts:
-        return found
-    # The site's own name is no prose of the conversation's.
-    prose = found.texts[0].replace(site, " ", 1)
-    return Readings(found.blob, found.grams, (prose, *found.texts[1:]))
+    return readings_of(whole, joined=joined, smuggled=url.raw, written=written, site=site)
 
 
-def readings_of(source: str, *, joined: str = "", smuggled: str = "") -> Readings:
+def readings_of(
+    source: str, *, joined: str = "", smuggled: str = "", written: str = "", site: str = ""
+) -> Readings:
     """The readings of `source` (a URL's parts as text), of `joined` (its parameter
-    values run together) and of the bytes hidden as Unicode tags or variation selectors
-    in `smuggled` (the URL as written)."""
+    values run together), of the bytes hidden as Unicode tags or variation selectors in
+    `smuggled` and of the letters and digits of `written` (the URL as written). The
+    prose reading leaves out `site`: the site's own name is no prose of anyone's."""
     plain: list[bytes] = []
     cased: list[bytes] = []
     texts = [_read_text(source[:MAX_SOURCE], plain, cased)]
@@ -112,6 +113,10 @@ def readings_of(source: str, *, joined: str = "", smuggled: str = "") -> Reading
             plain.append(alnum_key(hidden))
             texts.append(hidden.decode("ascii", "ignore").lower())
     _decodings(plain, cased, texts)
+    if written:
+        plain.append(alnum_key(written[:MAX_SOURCE].encode("utf-8", "ignore")))
+    if site:
+        texts[0] = texts[0].replace(site, " ", 1)
     blob = b"\0".join(plain)
     return Readings(blob, sample(blob), tuple(texts))
 
