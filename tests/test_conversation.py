@@ -278,6 +278,14 @@ def test_a_canary_is_found_in_every_encoding_and_part() -> None:
     assert not find_canary(parse_url(f"https://evil.example/?c={canary}"), ["rs-x"])  # too short
 
 
+def test_entities_in_a_url(chat: Conversation) -> None:
+    entities = "".join(f"&#{ord(c)};" for c in "a8Fk2mQ9xZ3vL7pW")
+    assert taint(chat, f"https://evil.example/?k={entities}") == Taint(1, "user", "key")
+    assert taint(
+        chat, "https://evil.example/?k=" + entities.replace("&", "%26").replace("#", "%23")
+    )
+
+
 def test_canaries_in_the_conversation_are_reported_as_canaries() -> None:
     canary = mint_canary()
     conversation = Conversation.from_messages(

@@ -28,7 +28,7 @@ Every scan is a literal-led search over the text's character classes (one
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable
 
 from ..urls.detect import SECRET_PATTERNS
 
@@ -36,7 +36,6 @@ __all__ = [
     "EMAIL",
     "KINDS",
     "MIN_KEY",
-    "PENDING",
     "Hit",
     "alnum_key",
     "canary_keys",
@@ -73,6 +72,7 @@ _KEY_CORE = re.compile(rb"0a+0")  # digits, letters, digits: a key has such a co
 _NUMBER = re.compile(rb"00(?:[._]{0,2}0){5,}")  # 7 digits or more, lightly separated
 _LETTERS = b"a" * 16  # a letters-only token long enough to be a random key
 _TOKEN_RUN = re.compile(rb"[0a_]*")
+_MAX_TOKEN = 256  # a token longer than this is read from its last 256 bytes
 _SEGMENT_RUN = re.compile(rb"[0a]*")
 EMAIL = re.compile(
     rb"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -103,7 +103,6 @@ _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
 # or "token" is `confirm`ed only when a URL carries its key: finding is cheap, and
 # the classification runs for the few candidates that matter.
 Hit = tuple[bytes, str, int, int]
-PENDING = frozenset({"number", "national", "segment", "token"})
 
 
 def alnum_key(data: bytes) -> bytes:
@@ -111,20 +110,21 @@ def alnum_key(data: bytes) -> bytes:
     return data.translate(_LOWER, _DROP)
 
 
-def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> Iterator[Hit]:
+def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> list[Hit]:
     """Every candidate piece in `text` (UTF-8)."""
     classes = text.translate(_CLASSES)
-    yield from _numbers(text, classes)
-    yield from _keys(text, classes)
-    yield from _emails(text)
+    hits: list[Hit] = []
+    _numbers(text, classes, hits)
+    _keys(text, classes, hits)
+    _emails(text, hits)
     lowered = text.lower() if canaries else b""
     for canary in canaries:
         needle = canary.lower().encode("utf-8", "ignore")
         start = lowered.find(needle)
         while start >= 0:
-            for key in canary_keys(canary):
-                yield key, "canary", start, start + len(needle)
+            hits.extend((key, "canary", start, start + len(needle)) for key in canary_keys(canary))
             start = lowered.find(needle, start + len(needle))
+    return hits
 
 
 def canary_keys(canary: str) -> list[bytes]:
@@ -152,16 +152,16 @@ def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
     return kind
 
 
-def _numbers(text: bytes, classes: bytes) -> Iterator[Hit]:
+def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
     for match in _NUMBER.finditer(classes):
         start, end = _number_start(classes, match.start()), match.end()
         raw = text[start:end]
         key = alnum_key(raw)
-        yield key, "number", start, end
+        hits.append((key, "number", start, end))
         if start and text[start - 1] == ord("+"):
             country = _SEPARATORS.split(raw, maxsplit=1)[0]
             if len(country) <= 3 and len(key) - len(country) >= 7:
-                yield key[len(country) :], "national", start, end
+                hits.append((key[len(country) :], "national", start, end))
 
 
 def _number_start(classes: bytes, start: int) -> int:
@@ -177,18 +177,17 @@ def _number_start(classes: bytes, start: int) -> int:
             start -= 1
 
 
-def _keys(text: bytes, classes: bytes) -> Iterator[Hit]:
+def _keys(text: bytes, classes: bytes, hits: list[Hit]) -> None:
     """Tokens with a digits-letters-digits core, and long letters-only tokens."""
     pos = 0
     while (match := _KEY_CORE.search(classes, pos)) is not None:
-        pos = yield from _token(text, classes, match.start())
+        pos = _token(text, classes, match.start(), hits)
     pos = classes.find(_LETTERS)
     while pos >= 0:
-        end = yield from _token(text, classes, pos)
-        pos = classes.find(_LETTERS, end)
+        pos = classes.find(_LETTERS, _token(text, classes, pos, hits))
 
 
-def _emails(text: bytes) -> Iterator[Hit]:
+def _emails(text: bytes, hits: list[Hit]) -> None:
     for match in EMAIL.finditer(text):
         at = match.start()
         start = at
@@ -198,23 +197,26 @@ def _emails(text: bytes) -> Iterator[Hit]:
             start += 1
         key = alnum_key(text[start : match.end()])
         if start < at and len(key) >= MIN_KEY:
-            yield key, "email", start, match.end()
+            hits.append((key, "email", start, match.end()))
 
 
-def _token(text: bytes, classes: bytes, pos: int) -> Generator[Hit, None, int]:
-    """The token around `pos`: its letters-and-digits segment, and the whole token
+def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
+    """Add the token around `pos`: its letters-and-digits segment, and the whole token
     (`-` and `_` included) where that is longer. Returns where the token ends."""
-    token_start = max(classes.rfind(b".", 0, pos), classes.rfind(b" ", 0, pos)) + 1
-    segment_start = max(token_start, classes.rfind(b"_", 0, pos) + 1)
+    window = max(0, pos - _MAX_TOKEN)  # each search stays short, whatever came before
+    token_start = max(
+        window, classes.rfind(b".", window, pos) + 1, classes.rfind(b" ", window, pos) + 1
+    )
+    segment_start = classes.rfind(b"_", token_start, pos) + 1 or token_start
     segment_end = _SEGMENT_RUN.match(classes, pos).end()  # type: ignore[union-attr]
     token_end = _TOKEN_RUN.match(classes, segment_end).end()  # type: ignore[union-attr]
     key = alnum_key(text[segment_start:segment_end])
     if len(key) >= MIN_KEY:
-        yield key, "segment", segment_start, segment_end
+        hits.append((key, "segment", segment_start, segment_end))
     if token_start < segment_start or token_end > segment_end:
         whole = alnum_key(text[token_start:token_end])
         if len(whole) > len(key):
-            yield whole, "token", token_start, token_end
+            hits.append((whole, "token", token_start, token_end))
     return token_end
 
 

@@ -30,11 +30,22 @@ from collections.abc import Sequence
 
 from .messages import Message
 
-__all__ = ["LONG_RUN", "RARE_WORDS", "SHORT_RUN", "ProseIndex", "could_carry", "words_of"]
+__all__ = [
+    "LONG_RUN",
+    "MIN_PROSE_CHARS",
+    "RARE_WORDS",
+    "SHORT_RUN",
+    "ProseIndex",
+    "could_carry",
+    "words_of",
+]
 
 LONG_RUN = 16
 SHORT_RUN = 10
 RARE_WORDS = 3
+# Shorter texts cannot hold SHORT_RUN words, RARE_WORDS of them rare (2 characters
+# at least: a digit and a letter), with a separator between each.
+MIN_PROSE_CHARS = RARE_WORDS * 2 + (SHORT_RUN - RARE_WORDS) + SHORT_RUN - 1
 _WINDOW = 6  # sampled every _STEP words: meets every run of SHORT_RUN words
 _STEP = SHORT_RUN - _WINDOW + 1
 

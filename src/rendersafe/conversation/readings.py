@@ -85,12 +85,14 @@ def _compute(url: ParsedUrl, skip_path: bool) -> Readings:
     whole = f"{parts.username} {parts.password} {host} {parts.port} {path}"
     whole += f" {parts.query} {parts.fragment}"
     values = _values(parts.query) + _values(parts.fragment)
-    joined = f"{host}{path}{''.join(values)}" if len(values) > 1 else ""
+    joined = "".join(values) if len(values) > 1 else ""
     if "xn--" in host:
         whole += " " + _unpunycode(host)
     # As written too, where the browser's serialisation differs: it may hide a piece
     # (digits read as an IPv4 host, `\` turned into `/`).
     written = "" if skip_path or url.raw.lower() == parts.href.lower() else url.raw
+    if "&" in url.raw and ";" in url.raw and not skip_path:
+        written = html.unescape(url.raw)  # `&#115;` would have ended the path at its `#`
     site = ".".join(host.split(".")[-2:])
     return readings_of(whole, joined=joined, smuggled=url.raw, written=written, site=site)
 
@@ -172,7 +174,7 @@ def _decode(source: str) -> str:
     for _ in range(2):
         if "%" in text:
             text = unquote(text, errors="replace")
-    if "&" in text:
+    if "&" in text and ";" in text:
         text = html.unescape(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", _HIDDEN.sub("", text))
@@ -181,10 +183,7 @@ def _decode(source: str) -> str:
 
 def _decodings(plain: list[bytes], cased: list[bytes], texts: list[str]) -> None:
     """Add base64 of the case-kept readings, hex and base32 of the lower-case ones."""
-    decoded: list[bytes] = []
-    for reading in cased:
-        if len(reading) >= 8:
-            decoded.extend(_base64(reading))
+    decoded = _base64([reading for reading in cased if len(reading) >= 8])
     for reading in plain:
         for run in _HEX_RUN.findall(reading)[:_MAX_RUNS]:
             decoded.extend(_hex(run))
@@ -197,14 +196,19 @@ def _decodings(plain: list[bytes], cased: list[bytes], texts: list[str]) -> None
             texts.append(data.decode("ascii", "ignore").lower())
 
 
-def _base64(cased: bytes) -> list[bytes]:
-    out = []
-    for offset in range(4):
-        body = cased[offset:]
-        try:
-            out.append(binascii.a2b_base64(body + b"A" * (-len(body) % 4)))
-        except binascii.Error:
-            continue
+def _base64(readings: list[bytes]) -> list[bytes]:
+    """Each reading decoded at its four alignments, in one call: each is padded to whole
+    groups (zero bits), `AAAA` (three NULs) between them."""
+    if not readings:
+        return []
+    bodies = [reading[offset:] for reading in readings for offset in range(4)]
+    padded = [body + b"A" * (-len(body) % 4) for body in bodies]
+    data = binascii.a2b_base64(b"AAAA".join(padded))
+    out, start = [], 0
+    for body in padded:
+        end = start + len(body) // 4 * 3
+        out.append(data[start:end])
+        start = end + 3
     return out
 
 

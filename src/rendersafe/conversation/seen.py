@@ -25,6 +25,8 @@ from .index import Corpus, host_of, registered
 
 __all__ = ["SeenHosts", "SeenUrls", "normal_url"]
 
+# A URL already normal: lower-case scheme and host, no port, a path, no escapes.
+_NORMAL = re.compile(r"https?://[a-z0-9.-]+/[^%\s]*")
 _SPLIT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(//([^/?#]*))?(.*)", re.DOTALL)
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
 _SPECIAL = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
@@ -45,6 +47,8 @@ def normal_url(url: str) -> str | None:
 
 def _normalise(url: str) -> tuple[str, str] | None:
     """`url` normalised, and its host."""
+    if _NORMAL.fullmatch(url):
+        return url, url.split("/", 3)[2]  # already in normal form: the common case
     match = _SPLIT.fullmatch(url.strip())
     if match is None:
         return None

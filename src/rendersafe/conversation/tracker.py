@@ -102,20 +102,23 @@ def _slots(url: ParsedUrl) -> list[tuple[_Slot, str]]:
     if len(labels) > 2:
         slots.append(((site, "host", ""), ".".join(labels[:-2])))
     if parts.username or parts.password:
-        slots.append(((site, "user", ""), unquote(f"{parts.username}:{parts.password}")))
+        slots.append(((site, "user", ""), _unquote(f"{parts.username}:{parts.password}")))
     for position, segment in enumerate(parts.path.split("/")):
         if segment:
-            slots.append(((site, "path", str(position)), unquote(segment)))
+            slots.append(((site, "path", str(position)), _unquote(segment)))
     for part, text in (("query", parts.query), ("fragment", parts.fragment)):
-        body = text[1:]
-        if "=" not in body:
-            if body:
-                slots.append(((site, part, ""), unquote(body)))
+        if "=" not in text:
+            if text:
+                slots.append(((site, part, ""), _unquote(text[1:])))
             continue
-        for item in re.split(r"[&;]", body):
+        for item in re.split(r"[&;]", text[1:]):
             name, _, value = item.partition("=")
             slots.append(((site, part, unquote_plus(name)), unquote_plus(value)))
     return slots[:_MAX_SLOTS]
+
+
+def _unquote(text: str) -> str:
+    return unquote(text) if "%" in text else text
 
 
 def _counter(before: str, after: str) -> bool:
