@@ -32,6 +32,7 @@ import re
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from corpus import LINKS, WORDS, corpus, reply
@@ -149,20 +150,17 @@ def main() -> None:
     def take(name: str, work: Callable[[], object], repeat: int = 1) -> None:
         samples.setdefault(name, []).append(cpu(work, repeat))
 
+    twenty = conversations["20 KB"]
     for _ in range(args.rounds):
         for name, messages in conversations.items():
-            take(f"build + index, {name}", lambda m=messages: build(m), 3)  # type: ignore[misc]
-        take("taint per URL, cold", lambda: cold_checks(warm, urls))
-        take("taint per URL, warm", lambda: [warm.taint(u) for u in urls], 5)
-        fresh = Sanitizer()  # built outside the timing, its URL cache cold
-        take("Sanitizer.run, 4 KB reply", lambda: fresh.run(text))
-        take("added: 20 KB conversation", lambda: added_cost(conversations["20 KB"], urls))
-        fresh = Sanitizer()
-        take("typical: Sanitizer.run x40", lambda: [fresh.run(r) for r in typical])
-        take(
-            "typical: added x40",
-            lambda: [added_cost(conversations["20 KB"], u) for u in typical_urls],
-        )
+            take(f"build + index, {name}", partial(build, messages), 3)
+        take("taint per URL, cold", partial(cold_checks, warm, urls))
+        take("taint per URL, warm", partial(warm_checks, warm, urls), 5)
+        # Sanitizers built outside the timing, their URL caches cold.
+        take("Sanitizer.run, 4 KB reply", partial(Sanitizer().run, text))
+        take("added: 20 KB conversation", partial(added_cost, twenty, urls))
+        take("typical: Sanitizer.run x40", partial(run_all, Sanitizer(), typical))
+        take("typical: added x40", partial(added_all, twenty, typical_urls))
 
     print(f"reply: {len(text)} chars, {len(urls)} links; conversations: {list(sizes)}")
     typical_size = sum(map(len, typical)) // len(typical)
@@ -190,8 +188,22 @@ def main() -> None:
 
 def cold_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
     readings._cache.clear()
+    warm_checks(built, urls)
+
+
+def warm_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
     for url in urls:
         built.taint(url)
+
+
+def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
+    for text in replies:
+        sanitizer.run(text)
+
+
+def added_all(messages: list[dict[str, object]], urls: list[list[ParsedUrl]]) -> None:
+    for reply_urls in urls:
+        added_cost(messages, reply_urls)
 
 
 if __name__ == "__main__":
