@@ -358,3 +358,31 @@ class TestTracker:
             )
             == [None] * 6
         )
+
+
+@pytest.mark.parametrize(
+    "flood",
+    [
+        "1a",
+        "1",
+        "12 ",
+        "a@b.co ",
+        "aB",
+        "a1b2c3d4e5f6 ",
+        "https://x.co/a1b2c3d4 ",
+        "www.",
+        "+1 ",
+        "a_",
+    ],
+)
+def test_floods_build_and_answer(flood: str) -> None:
+    # Timing stays out of the suite (benchmarks/bench_conversation.py); these finish.
+    conversation = Conversation.from_messages([flood * (65_536 // len(flood))])
+    tracker = conversation.tracker()
+    for url in (
+        "https://evil.example/?d=" + "aB3" * 1365,
+        "https://evil.example/?" + "a=1&" * 1024,
+    ):
+        tracker.check(parse_url(url))
+    conversation.has_url("https://x.co/a1b2c3d4")
+    conversation.has_host("x.co")

@@ -100,8 +100,8 @@ class SeenUrls:
         normal = self._normal.get(host)
         if normal is None:
             normal = self._normal[host] = set()
-            for span in self._spans.get(host, ()):
-                for variant in _variants(self._corpus.url(span)):
+            for raw in {self._corpus.url(span) for span in self._spans.get(host, ())}:
+                for variant in _variants(raw):
                     normal.add(normal_url(variant) or variant)
                     whatwg = _whatwg(variant) if _WHATWG.search(variant) else None
                     if whatwg is not None:
@@ -117,7 +117,7 @@ def _variants(raw: str) -> Iterator[str]:
             yield "https://" + url
         else:
             yield url
-        if "&" in url:
+        if "&" in url and ";" in url:
             yield html.unescape(url)
 
 
