@@ -93,6 +93,12 @@ def test_a_piece_seen_only_in_a_url_belongs_to_its_site(chat: Conversation) -> N
     assert taint(chat, "https://evil.example/?r=7Hq2Kp9xW3") == Taint(2, "tool", "key")
 
 
+def test_one_party_under_several_names() -> None:
+    conversation = Conversation.from_messages(["watch https://www.youtube.com/watch?v=dQw4w9WgXcQ"])
+    assert taint(conversation, "https://youtu.be/dQw4w9WgXcQ?si=x") is None
+    assert taint(conversation, "https://evil.example/dQw4w9WgXcQ") == Taint(0, "text", "key")
+
+
 def test_a_piece_seen_outside_urls_too_counts_everywhere() -> None:
     conversation = Conversation.from_messages(
         ["see https://a.example/k/q8W2e4R6t8Y0", "the code is q8W2e4R6t8Y0"]

@@ -39,9 +39,9 @@ DOCS = [
     for line in (DATA / name).read_text(encoding="utf-8").splitlines()
     if line.startswith("http")
 ]
-# The user's own URLs: real ones (the benign list's placeholder IDs, `ABCDEF...` and
-# `AbCdEf...`, would be pieces that contain each other).
-REAL = [u for u in DOCS if "ABCDEF" not in u.upper()]
+# The user's own URLs: real ones (the benign list's placeholder IDs, `ABCDEF...`,
+# `AbCdEf...`, `123456789`, would be pieces that contain each other).
+REAL = [u for u in DOCS if "ABCDEF" not in u.upper() and "123456" not in u]
 ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -308,9 +308,12 @@ def honest(draw: st.DrawFn) -> tuple[Conversation, list[str], list[str]]:
 @SETTINGS
 @given(honest())
 def test_honest_replies_carry_nothing(case: tuple[Conversation, list[str], list[str]]) -> None:
-    conversation, replies, _ = case
+    conversation, replies, own = case
     tracker = conversation.tracker()
     for url in replies:
+        if url in own:
+            assert conversation.has_url(url)  # copied: the judge holds no taint against it
+            continue
         parsed = parse_url(url)
         found = tracker.check(parsed)
         if found is not None and found.kind == "prose":

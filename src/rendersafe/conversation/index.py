@@ -212,11 +212,26 @@ def registered(name: str) -> bool:
     return bool(_domain(name))
 
 
+# Sites one first party runs under several names: an ID seen on one (a video's, on
+# youtube.com) goes to the same party on the other (youtu.be).
+_ONE_PARTY = (
+    frozenset({"youtube.com", "youtu.be", "youtube-nocookie.com"}),
+    frozenset({"twitter.com", "x.com", "t.co"}),
+    frozenset({"reddit.com", "redd.it"}),
+    frozenset({"amazon.com", "amzn.to", "a.co"}),
+    frozenset({"google.com", "goo.gl", "g.co"}),
+    frozenset({"facebook.com", "fb.com", "fb.me"}),
+    frozenset({"linkedin.com", "lnkd.in"}),
+    frozenset({"microsoft.com", "aka.ms"}),
+)
+_PARTY = {domain: party for party in _ONE_PARTY for domain in party}
+
+
 def _same_site(seen: str, host: str) -> bool:
     if seen == host:
         return True
-    domain = _domain(host)
-    return bool(domain) and domain == _domain(seen)
+    domain, other = _domain(host), _domain(seen)
+    return bool(domain) and (domain == other or _PARTY.get(domain, ()) is _PARTY.get(other))
 
 
 @functools.lru_cache(maxsize=4096)

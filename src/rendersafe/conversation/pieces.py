@@ -213,7 +213,9 @@ def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
     key = alnum_key(text[segment_start:segment_end])
     if len(key) >= MIN_KEY:
         hits.append((key, "segment", segment_start, segment_end))
-    if token_start < segment_start or token_end > segment_end:
+    # The whole token matters where its parts are short (`a1b2-c3d4-e5f6`): a long
+    # segment is a key, or not, on its own.
+    if (token_start < segment_start or token_end > segment_end) and len(key) < 12:
         whole = alnum_key(text[token_start:token_end])
         if len(whole) > len(key):
             hits.append((whole, "token", token_start, token_end))

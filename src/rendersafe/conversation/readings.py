@@ -22,7 +22,7 @@ import html
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote, unquote_plus
 
 from ..urls.parse import INVISIBLE, ParsedUrl
@@ -50,8 +50,7 @@ _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
 
 
-@dataclass(frozen=True, slots=True)
-class Readings:
+class Readings(NamedTuple):
     """A URL's readings: `blob` (letters and digits, lower case, NUL-separated) for
     pieces, `grams` (its sample for the index), `texts` (decoded, lower case) for runs
     of prose words."""
@@ -184,15 +183,16 @@ def _decode(source: str) -> str:
 def _decodings(plain: list[bytes], cased: list[bytes], texts: list[str]) -> None:
     """Add base64 of the case-kept readings, hex and base32 of the lower-case ones."""
     decoded = _base64([reading for reading in cased if len(reading) >= 8])
-    for reading in plain:
-        for run in _HEX_RUN.findall(reading)[:_MAX_RUNS]:
-            decoded.extend(_hex(run))
-        for run in _BASE32_RUN.findall(reading)[:_MAX_RUNS]:
-            decoded.extend(_base32(run))
+    lowered = b"\0".join(plain)  # the runs of each reading, found in one pass
+    for run in _HEX_RUN.findall(lowered)[:_MAX_RUNS]:
+        decoded += _hex(run)
+    for run in _BASE32_RUN.findall(lowered)[:_MAX_RUNS]:
+        decoded += _base32(run)
     # One pass reduces them all; NUL (kept) still separates them.
     plain.append(b"\0".join(decoded).translate(_LOWER, _NOT_ALNUM_NUL))
-    for data in decoded:
-        if len(data) >= _MIN_TEXT and len(data.translate(None, _PRINTABLE)) * 10 <= len(data):
+    long = [data for data in decoded if len(data) >= _MIN_TEXT]
+    for data in long:
+        if len(data.translate(None, _PRINTABLE)) * 10 <= len(data):
             texts.append(data.decode("ascii", "ignore").lower())
 
 
