@@ -1,12 +1,14 @@
 """The index of a conversation's pieces, and of the URLs they came in.
 
 The messages are joined into one UTF-8 text; URLs in it are found first (their spans),
-then the pieces (`pieces.find_pieces`). A piece found only inside URLs belongs to those
-URLs: it taints a reply URL only on another site than theirs. The index maps 4-byte grams of each
-key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every third byte,
-which meets every key of 6 bytes or more it contains (the sampled gram that starts in
-the key's first three bytes lies inside it), so a check costs one set intersection
-and a `bytes` search per candidate, whatever the size of the conversation.
+then the candidate pieces (`pieces.find_pieces`). A piece found only inside URLs
+belongs to those URLs: it taints a reply URL only on another site than theirs (one
+party's several names, youtube.com and youtu.be, are one site). The index maps 4-byte
+grams of each key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every
+third byte, which meets every key of 6 bytes or more it contains (the sampled gram that
+starts in the key's first three bytes lies inside it), so a check costs one set
+intersection and a `bytes` search per candidate, whatever the size of the conversation.
+What a candidate is, and where it came from, is worked out for the few a URL carries.
 """
 
 from __future__ import annotations

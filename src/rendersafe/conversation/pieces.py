@@ -22,7 +22,8 @@ What counts, and why:
 - canary: a string the caller gave.
 
 Every scan is a literal-led search over the text's character classes (one
-`bytes.translate`), so the text is skipped in C; only candidates cost Python work.
+`bytes.translate`), so the text is skipped in C; only candidates cost Python work, and
+a candidate is classified (`confirm`) only when a URL carries its key.
 """
 
 from __future__ import annotations
