@@ -15,10 +15,10 @@ import secrets
 from collections.abc import Sequence
 
 from ..urls.parse import ParsedUrl
-from .pieces import MIN_KEY, alnum_key
+from .pieces import canary_keys
 from .readings import url_readings
 
-__all__ = ["canary_keys", "find_canary", "mint_canary"]
+__all__ = ["find_canary", "mint_canary"]
 
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"  # no look-alikes (l, o, 0, 1)
 _LENGTH = 10
@@ -46,13 +46,3 @@ def find_canary(url: ParsedUrl, canaries: Sequence[str]) -> bool:
         return False
     blob = url_readings(url).blob
     return any(key in blob for key in keys)
-
-
-def canary_keys(canary: str) -> list[bytes]:
-    """The keys to look for: the whole canary's, and its random part's alone."""
-    keys = [alnum_key(canary.encode("utf-8", "ignore"))]
-    for part in re.split(r"[-_.:]", canary)[1:]:
-        key = alnum_key(part.encode("utf-8", "ignore"))
-        if len(key) >= _LENGTH - 2 and key not in keys:
-            keys.append(key)
-    return [key for key in keys if len(key) >= MIN_KEY]

@@ -22,7 +22,7 @@ from urllib.parse import unquote
 from ..urls.parse import ParsedUrl
 from .index import Corpus, PieceIndex
 from .messages import USER_ROLES, Message, read_messages
-from .prose import ProseIndex, could_carry, words_of
+from .prose import MIN_PROSE_CHARS, ProseIndex, could_carry, words_of
 from .readings import Readings, url_readings
 from .seen import SeenHosts, SeenUrls
 from .tracker import ReplyTaint
@@ -166,7 +166,11 @@ class Conversation:
         return None if message is None else self._at(message, "prose")
 
     def _prose_run(self, texts: Sequence[str], host: str) -> int | None:
-        candidates = [words for words in map(words_of, texts) if could_carry(words)]
+        candidates = [
+            words
+            for words in (words_of(text) for text in texts if len(text) >= MIN_PROSE_CHARS)
+            if could_carry(words)
+        ]
         if not candidates or self._seen_hosts().covers(host):
             return None
         if self._prose is None:

@@ -1,12 +1,14 @@
 """The index of a conversation's pieces, and of the URLs they came in.
 
 The messages are joined into one UTF-8 text; URLs in it are found first (their spans),
-then the pieces (`pieces.find_pieces`). A piece found only inside URLs belongs to those
-URLs: it taints a reply URL only on another site. The index maps 4-byte grams of each
-key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every third byte,
-which meets every key of 6 bytes or more it contains (the sampled gram that starts in
-the key's first three bytes lies inside it), so a check costs one set intersection
-and a `bytes` search per candidate, whatever the size of the conversation.
+then the candidate pieces (`pieces.find_pieces`). A piece found only inside URLs
+belongs to those URLs: it taints a reply URL only on another site than theirs (one
+party's several names, youtube.com and youtu.be, are one site). The index maps 4-byte
+grams of each key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every
+third byte, which meets every key of 6 bytes or more it contains (the sampled gram that
+starts in the key's first three bytes lies inside it), so a check costs one set
+intersection and a `bytes` search per candidate, whatever the size of the conversation.
+What a candidate is, and where it came from, is worked out for the few a URL carries.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import bisect
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import Message
-from .pieces import PENDING, confirm, find_pieces
+from .pieces import Hit, confirm, find_pieces
 
 __all__ = ["Corpus", "Entry", "PieceIndex", "host_of", "registered", "sample"]
 
@@ -29,19 +31,18 @@ _WWW = re.compile(rb"(www\.[^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
 _FTP = re.compile(rb"ftp://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
 _GRAM = 4
 _STRIDE = 3
-_MAX_SPANS = 8  # URLs remembered per piece found only in URLs
+_MAX_OCCURRENCES = 8  # of one key: where it came from, and in which URLs
 
 
 @dataclass(slots=True)
 class Entry:
-    """What the index knows about one key: its kind (maybe still to be confirmed), its
-    first occurrence (outside URLs, once there is one), and, while it was seen only in
-    URLs, the spans of those URLs (None once it was seen outside one)."""
+    """A key's piece, resolved from its occurrences when a URL first carries it: its
+    kind (confirmed), its first occurrence outside URLs (or the first of all), and,
+    when it was seen only in URLs, their spans (None when it was seen outside one)."""
 
     kind: str
-    start: int  # the earliest pieces are reported first
-    end: int
-    spans: list[tuple[int, int]] | None = field(default_factory=list)
+    start: int
+    spans: list[tuple[int, int]] | None
 
 
 class Corpus:
@@ -58,11 +59,13 @@ class Corpus:
             self.starts.append(offset)
             offset += len(chunk) + 1
         found = [(m.span(), m.group(1)) for m in _HTTP.finditer(self.text)]
-        for pattern, marker in ((_WWW, b"www."), (_FTP, b"ftp://")):
-            if marker in self.text:
-                found = sorted(
-                    found + [(m.span(), m.group(1)) for m in pattern.finditer(self.text)]
-                )
+        # `www.` and `ftp://` URLs of their own: only when the text has more of them than
+        # the http(s) URLs account for (a count is cheap, a scan is not).
+        inside = sum(1 for _, authority in found if authority.startswith(b"www."))
+        if self.text.count(b"www.") > inside or b"ftp://" in self.text:
+            for pattern in (_WWW, _FTP):
+                found += [(m.span(), m.group(1)) for m in pattern.finditer(self.text)]
+            found.sort()
         self.url_spans: list[tuple[int, int]] = []
         self.authorities: list[bytes] = []  # of each URL (userinfo, host, port)
         for span, authority in found:
@@ -99,64 +102,76 @@ class Corpus:
 
 
 class PieceIndex:
-    """The pieces of one conversation, by key."""
+    """The pieces of one conversation, by key. Building only records where each key
+    occurs; what it is, and whether it was seen outside URLs, is resolved for the few
+    keys a URL carries."""
 
-    __slots__ = ("_corpus", "_grams", "_hosts", "entries")
+    __slots__ = ("_corpus", "_grams", "_hosts", "_occurrences", "_resolved")
 
     def __init__(self, corpus: Corpus, canaries: Sequence[str]) -> None:
         self._corpus = corpus
-        self.entries: dict[bytes, Entry] = {}
-        for key, kind, start, end in find_pieces(corpus.text, canaries):
-            self._add(key, kind, start, end)
-        self._grams: dict[bytes, list[bytes]] = {}
-        for key in self.entries:
-            for offset in range(_STRIDE):
-                keys = self._grams.setdefault(key[offset : offset + _GRAM], [])
-                if key not in keys:
+        occurrences: dict[bytes, list[Hit]] = {}
+        for hit in find_pieces(corpus.text, canaries):
+            found = occurrences.get(hit[0])
+            if found is None:
+                occurrences[hit[0]] = [hit]
+            elif len(found) < _MAX_OCCURRENCES:
+                found.append(hit)
+        self._occurrences = occurrences
+        grams: dict[bytes, list[bytes]] = {}
+        for key in occurrences:  # its grams at offsets 0, 1 and 2 (_STRIDE)
+            for gram in (key[:_GRAM], key[1 : _GRAM + 1], key[2 : _GRAM + 2]):
+                keys = grams.get(gram)
+                if keys is None:
+                    grams[gram] = [key]
+                elif keys[-1] != key:
                     keys.append(key)
+        self._grams = grams
+        self._resolved: dict[bytes, Entry | None] = {}
         self._hosts: dict[tuple[int, int], str] = {}
 
-    def _add(self, key: bytes, kind: str, start: int, end: int) -> None:
-        span = self._corpus.url_at(start)
-        entry = self.entries.get(key)
-        if entry is None:
-            entry = self.entries[key] = Entry(kind, start, end)
-        elif kind == "canary":
-            entry.kind = "canary"
-        if span is None:
-            if entry.spans is not None:  # the first time outside a URL: that is its source
-                entry.spans, entry.start, entry.end = None, start, end
-                entry.kind = "canary" if entry.kind == "canary" else kind
-        elif entry.spans is not None and len(entry.spans) < _MAX_SPANS:
-            entry.spans.append(span)
+    def __len__(self) -> int:
+        return len(self._occurrences)
 
     def carried(self, blob: bytes, grams: frozenset[bytes], host: str) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
         out those seen only in URLs on `host`'s site."""
-        if not self.entries:
+        if not self._occurrences:
             return []
-        found: dict[bytes, Entry] = {}
+        hits: list[tuple[bytes, Entry]] = []
         for gram in grams & self._grams.keys():
             for key in self._grams[gram]:
-                if key not in found and key in blob:
-                    found[key] = self.entries[key]
-        hits = [
-            (key, entry)
-            for key, entry in found.items()
-            if self._confirmed(entry) and not self._same_site(entry, host)
-        ]
+                if key in blob and all(key != found for found, _ in hits):
+                    entry = self._entry(key)
+                    if entry is not None and not self._same_site(entry, host):
+                        hits.append((key, entry))
         return sorted(hits, key=lambda hit: hit[1].start)
 
-    def _confirmed(self, entry: Entry) -> bool:
-        if entry.kind in PENDING:
-            entry.kind = confirm(self._corpus.text, entry.kind, entry.start, entry.end) or ""
-        return bool(entry.kind)
+    def _entry(self, key: bytes) -> Entry | None:
+        if key in self._resolved:
+            return self._resolved[key]
+        corpus = self._corpus
+        spans: list[tuple[int, int]] | None = []
+        first: Hit | None = None
+        canary = False
+        for hit in self._occurrences[key]:
+            canary = canary or hit[1] == "canary"
+            span = corpus.url_at(hit[2])
+            if span is None and spans is not None:
+                spans, first = None, hit  # the first time outside a URL: that is its source
+            elif span is not None and spans is not None:
+                spans.append(span)
+        source = first or self._occurrences[key][0]
+        kind = "canary" if canary else confirm(corpus.text, source[1], source[2], source[3])
+        entry = None if kind is None else Entry(kind, source[2], spans)
+        self._resolved[key] = entry
+        return entry
 
     def _same_site(self, entry: Entry, host: str) -> bool:
-        """Was a piece seen only in URLs, all of them on `host`'s site?"""
+        """Was a piece seen only in URLs, one of them on `host`'s site (which had it)?"""
         if entry.spans is None or not entry.spans or not host:
             return False
-        return all(_same_site(self._host(span), host) for span in entry.spans)
+        return any(_same_site(self._host(span), host) for span in entry.spans)
 
     def _host(self, span: tuple[int, int]) -> str:
         host = self._hosts.get(span)
@@ -199,11 +214,26 @@ def registered(name: str) -> bool:
     return bool(_domain(name))
 
 
+# Sites one first party runs under several names: an ID seen on one (a video's, on
+# youtube.com) goes to the same party on the other (youtu.be).
+_ONE_PARTY = (
+    frozenset({"youtube.com", "youtu.be", "youtube-nocookie.com"}),
+    frozenset({"twitter.com", "x.com", "t.co"}),
+    frozenset({"reddit.com", "redd.it"}),
+    frozenset({"amazon.com", "amzn.to", "a.co"}),
+    frozenset({"google.com", "goo.gl", "g.co"}),
+    frozenset({"facebook.com", "fb.com", "fb.me"}),
+    frozenset({"linkedin.com", "lnkd.in"}),
+    frozenset({"microsoft.com", "aka.ms"}),
+)
+_PARTY = {domain: party for party in _ONE_PARTY for domain in party}
+
+
 def _same_site(seen: str, host: str) -> bool:
     if seen == host:
         return True
-    domain = _domain(host)
-    return bool(domain) and domain == _domain(seen)
+    domain, other = _domain(host), _domain(seen)
+    return bool(domain) and (domain == other or _PARTY.get(domain, ()) is _PARTY.get(other))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -68,7 +68,7 @@ class Message:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Read:
     role: str
     parts: list[str]
@@ -156,7 +156,18 @@ def _mapping(value: object) -> Mapping[object, object] | None:
     return {"role": role if isinstance(role, str) else BARE_ROLE, "content": content}
 
 
+# Keys of the plain chat message, read without the general walk: the common case.
+_PLAIN_KEYS = frozenset({"role", "content", "name"})
+
+
 def _read(item: object) -> _Read:
+    if type(item) is dict and isinstance(item.get("content"), str) and item.keys() <= _PLAIN_KEYS:
+        role = item.get("role")
+        return _Read(
+            role if isinstance(role, str) and role else BARE_ROLE,
+            [item["content"]],
+            [item["content"]],
+        )
     if isinstance(item, str):
         return _Read(BARE_ROLE, [item], [item])
     if isinstance(item, (bytes, bytearray)):

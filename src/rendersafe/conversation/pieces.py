@@ -22,17 +22,27 @@ What counts, and why:
 - canary: a string the caller gave.
 
 Every scan is a literal-led search over the text's character classes (one
-`bytes.translate`), so the text is skipped in C; only candidates cost Python work.
+`bytes.translate`), so the text is skipped in C; only candidates cost Python work, and
+a candidate is classified (`confirm`) only when a URL carries its key.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Iterable
 
 from ..urls.detect import SECRET_PATTERNS
 
-__all__ = ["EMAIL", "KINDS", "MIN_KEY", "PENDING", "Hit", "alnum_key", "confirm", "find_pieces"]
+__all__ = [
+    "EMAIL",
+    "KINDS",
+    "MIN_KEY",
+    "Hit",
+    "alnum_key",
+    "canary_keys",
+    "confirm",
+    "find_pieces",
+]
 
 KINDS = ("email", "phone", "card", "account", "key", "prose", "canary")
 MIN_KEY = 6  # no piece is shorter (the gram index relies on it)
@@ -63,6 +73,7 @@ _KEY_CORE = re.compile(rb"0a+0")  # digits, letters, digits: a key has such a co
 _NUMBER = re.compile(rb"00(?:[._]{0,2}0){5,}")  # 7 digits or more, lightly separated
 _LETTERS = b"a" * 16  # a letters-only token long enough to be a random key
 _TOKEN_RUN = re.compile(rb"[0a_]*")
+_MAX_TOKEN = 256  # a token longer than this is read from its last 256 bytes
 _SEGMENT_RUN = re.compile(rb"[0a]*")
 EMAIL = re.compile(
     rb"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
@@ -78,6 +89,9 @@ _ID_LABEL = re.compile(
     re.IGNORECASE,
 )
 _LABEL_WINDOW = 16
+_IBAN = re.compile(rb"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
+# What comes before an IBAN's digits: its country, maybe check digits and letter groups.
+_IBAN_HEAD = re.compile(rb"(?<![A-Za-z0-9])[A-Z]{2}(?:[0-9]{2} ?(?:[A-Z0-9]{4} ?)*)?$")
 _DATE = re.compile(
     rb"(?:1[89]|20)[0-9]{2}[-./ ][01]?[0-9][-./ ][0-3]?[0-9]"
     rb"|[0-3]?[0-9][-./ ][01]?[0-9][-./ ](?:1[89]|20)[0-9]{2}"
@@ -90,7 +104,6 @@ _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
 # or "token" is `confirm`ed only when a URL carries its key: finding is cheap, and
 # the classification runs for the few candidates that matter.
 Hit = tuple[bytes, str, int, int]
-PENDING = frozenset({"number", "national", "segment", "token"})
 
 
 def alnum_key(data: bytes) -> bytes:
@@ -98,26 +111,39 @@ def alnum_key(data: bytes) -> bytes:
     return data.translate(_LOWER, _DROP)
 
 
-def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> Iterator[Hit]:
+def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> list[Hit]:
     """Every candidate piece in `text` (UTF-8)."""
     classes = text.translate(_CLASSES)
-    yield from _numbers(text, classes)
-    yield from _keys(text, classes)
-    yield from _emails(text)
+    hits: list[Hit] = []
+    _numbers(text, classes, hits)
+    _keys(text, classes, hits)
+    _emails(text, hits)
     lowered = text.lower() if canaries else b""
     for canary in canaries:
         needle = canary.lower().encode("utf-8", "ignore")
-        key = alnum_key(needle)
-        if len(key) >= MIN_KEY:
-            start = lowered.find(needle)
-            while start >= 0:
-                yield key, "canary", start, start + len(needle)
-                start = lowered.find(needle, start + len(needle))
+        start = lowered.find(needle)
+        while start >= 0:
+            hits.extend((key, "canary", start, start + len(needle)) for key in canary_keys(canary))
+            start = lowered.find(needle, start + len(needle))
+    return hits
+
+
+def canary_keys(canary: str) -> list[bytes]:
+    """The keys of a canary: the whole one's, and its random part's alone (what follows
+    a `-`, `_`, `.` or `:`, when 8 characters or more)."""
+    keys = [alnum_key(canary.encode("utf-8", "ignore"))]
+    for part in re.split(r"[-_.:]", canary)[1:]:
+        key = alnum_key(part.encode("utf-8", "ignore"))
+        if len(key) >= 8 and key not in keys:
+            keys.append(key)
+    return [key for key in keys if len(key) >= MIN_KEY]
 
 
 def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
     """The kind of the candidate at `start:end` of `text` (None: not a piece)."""
     if kind == "segment":
+        if _IBAN.fullmatch(text, start, end):
+            return "account"
         return "key" if _is_key(text[start:end]) else None
     if kind == "token":
         return "key" if _formatted_key(text[start:end]) else None
@@ -127,16 +153,16 @@ def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
     return kind
 
 
-def _numbers(text: bytes, classes: bytes) -> Iterator[Hit]:
+def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
     for match in _NUMBER.finditer(classes):
         start, end = _number_start(classes, match.start()), match.end()
         raw = text[start:end]
         key = alnum_key(raw)
-        yield key, "number", start, end
+        hits.append((key, "number", start, end))
         if start and text[start - 1] == ord("+"):
             country = _SEPARATORS.split(raw, maxsplit=1)[0]
             if len(country) <= 3 and len(key) - len(country) >= 7:
-                yield key[len(country) :], "national", start, end
+                hits.append((key[len(country) :], "national", start, end))
 
 
 def _number_start(classes: bytes, start: int) -> int:
@@ -152,18 +178,17 @@ def _number_start(classes: bytes, start: int) -> int:
             start -= 1
 
 
-def _keys(text: bytes, classes: bytes) -> Iterator[Hit]:
+def _keys(text: bytes, classes: bytes, hits: list[Hit]) -> None:
     """Tokens with a digits-letters-digits core, and long letters-only tokens."""
     pos = 0
     while (match := _KEY_CORE.search(classes, pos)) is not None:
-        pos = yield from _token(text, classes, match.start())
+        pos = _token(text, classes, match.start(), hits)
     pos = classes.find(_LETTERS)
     while pos >= 0:
-        end = yield from _token(text, classes, pos)
-        pos = classes.find(_LETTERS, end)
+        pos = classes.find(_LETTERS, _token(text, classes, pos, hits))
 
 
-def _emails(text: bytes) -> Iterator[Hit]:
+def _emails(text: bytes, hits: list[Hit]) -> None:
     for match in EMAIL.finditer(text):
         at = match.start()
         start = at
@@ -173,23 +198,28 @@ def _emails(text: bytes) -> Iterator[Hit]:
             start += 1
         key = alnum_key(text[start : match.end()])
         if start < at and len(key) >= MIN_KEY:
-            yield key, "email", start, match.end()
+            hits.append((key, "email", start, match.end()))
 
 
-def _token(text: bytes, classes: bytes, pos: int) -> Generator[Hit, None, int]:
-    """The token around `pos`: its letters-and-digits segment, and the whole token
+def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
+    """Add the token around `pos`: its letters-and-digits segment, and the whole token
     (`-` and `_` included) where that is longer. Returns where the token ends."""
-    token_start = max(classes.rfind(b".", 0, pos), classes.rfind(b" ", 0, pos)) + 1
-    segment_start = max(token_start, classes.rfind(b"_", 0, pos) + 1)
+    window = max(0, pos - _MAX_TOKEN)  # each search stays short, whatever came before
+    token_start = max(
+        window, classes.rfind(b".", window, pos) + 1, classes.rfind(b" ", window, pos) + 1
+    )
+    segment_start = classes.rfind(b"_", token_start, pos) + 1 or token_start
     segment_end = _SEGMENT_RUN.match(classes, pos).end()  # type: ignore[union-attr]
     token_end = _TOKEN_RUN.match(classes, segment_end).end()  # type: ignore[union-attr]
     key = alnum_key(text[segment_start:segment_end])
     if len(key) >= MIN_KEY:
-        yield key, "segment", segment_start, segment_end
-    if token_start < segment_start or token_end > segment_end:
+        hits.append((key, "segment", segment_start, segment_end))
+    # The whole token matters where its parts are short (`a1b2-c3d4-e5f6`): a long
+    # segment is a key, or not, on its own.
+    if (token_start < segment_start or token_end > segment_end) and len(key) < 12:
         whole = alnum_key(text[token_start:token_end])
         if len(whole) > len(key):
-            yield whole, "token", token_start, token_end
+            hits.append((whole, "token", token_start, token_end))
     return token_end
 
 
@@ -226,6 +256,8 @@ def _number(text: bytes, start: int, end: int) -> str | None:
     digits = alnum_key(raw)
     if len(digits) < 7 or not digits.isdigit() or _public_number(text, start, raw):
         return None
+    if _IBAN_HEAD.search(text, max(0, start - _LABEL_WINDOW * 2), start):
+        return "account"
     if 13 <= len(digits) <= 19 and _luhn(digits):
         return "card"
     formatted = digits != raw or (start > 0 and text[start - 1] in b"+(")

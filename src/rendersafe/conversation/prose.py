@@ -30,11 +30,22 @@ from collections.abc import Sequence
 
 from .messages import Message
 
-__all__ = ["LONG_RUN", "RARE_WORDS", "SHORT_RUN", "ProseIndex", "could_carry", "words_of"]
+__all__ = [
+    "LONG_RUN",
+    "MIN_PROSE_CHARS",
+    "RARE_WORDS",
+    "SHORT_RUN",
+    "ProseIndex",
+    "could_carry",
+    "words_of",
+]
 
 LONG_RUN = 16
 SHORT_RUN = 10
 RARE_WORDS = 3
+# Shorter texts cannot hold SHORT_RUN words, RARE_WORDS of them rare (2 characters
+# at least: a digit and a letter), with a separator between each.
+MIN_PROSE_CHARS = RARE_WORDS * 2 + (SHORT_RUN - RARE_WORDS) + SHORT_RUN - 1
 _WINDOW = 6  # sampled every _STEP words: meets every run of SHORT_RUN words
 _STEP = SHORT_RUN - _WINDOW + 1
 
@@ -111,7 +122,7 @@ class ProseIndex:
             while hi < len(words) and self._has(words[lo : hi + 1]):
                 hi += 1
             covered = hi
-            found = self._qualifies(words[lo:hi])
+            found = self._qualifies(words, lo, hi)
             if found is not None:
                 return found
         return None
@@ -119,10 +130,25 @@ class ProseIndex:
     def _has(self, run: Sequence[str]) -> bool:
         return f" {' '.join(run)} " in self._plain
 
-    def _qualifies(self, run: Sequence[str]) -> int | None:
-        if len(run) < SHORT_RUN or sum(map(is_rare, run)) < RARE_WORDS:
-            return None
+    def _qualifies(self, words: Sequence[str], lo: int, hi: int) -> int | None:
+        run = words[lo:hi]
         needle = f" {' '.join(run)} "
-        if len(run) < LONG_RUN and needle in self._sentences:
+        at = self._plain.find(needle)
+        length = len(run) + self._glued(words, lo, hi, at, len(needle))
+        if length < SHORT_RUN or sum(map(is_rare, run)) < RARE_WORDS:
+            return None
+        if length < LONG_RUN and needle in self._sentences:
             return None  # within one sentence, and short: a title's length
-        return bisect.bisect_right(self._starts, self._plain.find(needle) - 1) - 1
+        return bisect.bisect_right(self._starts, at) - 1
+
+    def _glued(self, words: Sequence[str], lo: int, hi: int, at: int, size: int) -> int:
+        """Words at the run's ends glued to what a decoding put before or after them
+        (`xq3konaga` for `konaga`): the conversation's word there ends or starts it."""
+        before = self._plain.rfind(" ", 0, at)
+        after = self._plain.find(" ", at + size)
+        glued = 0
+        if lo > 0 and before >= 0 and words[lo - 1].endswith(self._plain[before + 1 : at]):
+            glued += at > before + 1
+        if hi < len(words) and after >= 0:
+            glued += words[hi].startswith(self._plain[at + size : after]) and after > at + size
+        return glued

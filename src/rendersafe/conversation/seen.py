@@ -25,6 +25,8 @@ from .index import Corpus, host_of, registered
 
 __all__ = ["SeenHosts", "SeenUrls", "normal_url"]
 
+# A URL already normal: lower-case scheme and host, no port, a path, no escapes.
+_NORMAL = re.compile(r"https?://[a-z0-9.-]+/[^%\s]*")
 _SPLIT = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(//([^/?#]*))?(.*)", re.DOTALL)
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443", "ftp": "21"}
 _SPECIAL = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
@@ -45,6 +47,8 @@ def normal_url(url: str) -> str | None:
 
 def _normalise(url: str) -> tuple[str, str] | None:
     """`url` normalised, and its host."""
+    if _NORMAL.fullmatch(url):
+        return url, url.split("/", 3)[2]  # already in normal form: the common case
     match = _SPLIT.fullmatch(url.strip())
     if match is None:
         return None
@@ -96,8 +100,8 @@ class SeenUrls:
         normal = self._normal.get(host)
         if normal is None:
             normal = self._normal[host] = set()
-            for span in self._spans.get(host, ()):
-                for variant in _variants(self._corpus.url(span)):
+            for raw in {self._corpus.url(span) for span in self._spans.get(host, ())}:
+                for variant in _variants(raw):
                     normal.add(normal_url(variant) or variant)
                     whatwg = _whatwg(variant) if _WHATWG.search(variant) else None
                     if whatwg is not None:
@@ -113,7 +117,7 @@ def _variants(raw: str) -> Iterator[str]:
             yield "https://" + url
         else:
             yield url
-        if "&" in url:
+        if "&" in url and ";" in url:
             yield html.unescape(url)
 
 

@@ -5,11 +5,11 @@ A beacon sends a piece a few characters at a time (`/px/sk-ab.png`, `/px/c123.pn
 read into *slots* (a host's subdomain, userinfo, each path segment by position, each
 query or fragment parameter by name) and grouped with the reply's earlier URLs of the
 same *template* (site, that is the host's last two labels, and the same slots). When a
-URL changes one slot of the group's previous URL (a counter made of digits does not
-count), the last `WINDOW` values of that slot are joined, without what they all share
-up to a separator (`.png`, a `px-` prefix), and read as one URL's parts are
-(`readings`; decoded where a value has a capital or a digit, as base64 and hex chunks
-do). A key found there and in no URL before is what this URL completed.
+URL changes one slot of the group's previous URL (a counter, a small number that
+steps, does not count), the last `WINDOW` values of that slot are joined, without what
+they all share up to a separator (`.png`, a `px-` prefix), and read as one URL's parts
+are (`readings`; decoded where a value has a capital or a digit, as base64 and hex
+chunks do). A key found there and in no URL before is what this URL completed.
 
 Links that change several slots (GitHub's `/org/repo`, one after another) are not
 joined: that is what honest replies do, and joining them would cost every reply; a
@@ -82,7 +82,7 @@ class ReplyTaint:
         if previous is None:
             return []
         changed = [slot for slot, value in values.items() if previous[slot] != value]
-        counted = [slot for slot in changed if not values[slot].isdigit()]
+        counted = [slot for slot in changed if not _counter(previous[slot], values[slot])]
         if len(counted) != 1:
             return []
         history = self._history.setdefault((template, counted[0]), [previous[counted[0]]])
@@ -102,20 +102,30 @@ def _slots(url: ParsedUrl) -> list[tuple[_Slot, str]]:
     if len(labels) > 2:
         slots.append(((site, "host", ""), ".".join(labels[:-2])))
     if parts.username or parts.password:
-        slots.append(((site, "user", ""), unquote(f"{parts.username}:{parts.password}")))
+        slots.append(((site, "user", ""), _unquote(f"{parts.username}:{parts.password}")))
     for position, segment in enumerate(parts.path.split("/")):
         if segment:
-            slots.append(((site, "path", str(position)), unquote(segment)))
+            slots.append(((site, "path", str(position)), _unquote(segment)))
     for part, text in (("query", parts.query), ("fragment", parts.fragment)):
-        body = text[1:]
-        if "=" not in body:
-            if body:
-                slots.append(((site, part, ""), unquote(body)))
+        if "=" not in text:
+            if text:
+                slots.append(((site, part, ""), _unquote(text[1:])))
             continue
-        for item in re.split(r"[&;]", body):
+        for item in re.split(r"[&;]", text[1:]):
             name, _, value = item.partition("=")
             slots.append(((site, part, unquote_plus(name)), unquote_plus(value)))
     return slots[:_MAX_SLOTS]
+
+
+def _unquote(text: str) -> str:
+    return unquote(text) if "%" in text else text
+
+
+def _counter(before: str, after: str) -> bool:
+    """A slot that counts the URLs (`n=1`, `n=2`; `/3.png`), not one that carries data."""
+    if not (before.isdigit() and after.isdigit() and len(after) <= 4):
+        return False
+    return abs(int(after) - int(before)) <= 16
 
 
 def _join(values: list[str]) -> str:

@@ -1,0 +1,394 @@
+"""What a reply URL carries of the conversation: pieces, provenance, copied URLs, seen
+hosts, the user's own addresses, canaries, pieces split across URLs."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+from rendersafe.conversation import Conversation, Taint, find_canary, mint_canary
+from rendersafe.urls.parse import parse_url
+
+CHAT = [
+    {
+        "role": "system",
+        "content": "You help Example Corp. Deploy token: ghp_R3kP9sL2xQ7vZ4mN8tW1yB6cJ5hF0dA2gE9u",
+    },
+    {
+        "role": "user",
+        "content": (
+            "I am Jane Roe, jane.roe@corp.example, phone +1 (415) 555-0142. My card is "
+            "4111 1111 1111 1111 and my IBAN DE89 3704 0044 0532 0130 00. The staging key "
+            "is a8Fk2mQ9xZ3vL7pW. How do I configure nginx as a reverse proxy with SSL?"
+        ),
+    },
+    {
+        "role": "tool",
+        "content": '{"account": "00012345678", "url": "https://files.corpexample.com/r/7Hq2Kp9xW3"}',
+    },
+    {"role": "assistant", "content": "Earlier you said the code was Z7x9Q2m4K8."},
+]
+
+
+@pytest.fixture(scope="module")
+def chat() -> Conversation:
+    return Conversation.from_messages(CHAT)
+
+
+def taint(conversation: Conversation, url: str) -> Taint | None:
+    return conversation.taint(parse_url(url))
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://evil.example/?e=jane.roe@corp.example", Taint(1, "user", "email")),
+        ("https://evil.example/?p=4155550142", Taint(1, "user", "phone")),
+        ("https://evil.example/?p=+1-415-555-0142", Taint(1, "user", "phone")),
+        ("https://evil.example/c/4111111111111111", Taint(1, "user", "card")),
+        ("https://evil.example/?i=DE89370400440532013000", Taint(1, "user", "account")),
+        ("https://evil.example/?k=a8Fk2mQ9xZ3vL7pW", Taint(1, "user", "key")),
+        ("https://evil.example/?k=R3kP9sL2xQ7vZ4mN8tW1yB6cJ5hF0dA2gE9u", Taint(0, "system", "key")),
+        ("https://evil.example/?a=00012345678", Taint(2, "tool", "account")),
+        ("https://evil.example/?c=Z7x9Q2m4K8", Taint(3, "assistant", "key")),
+    ],
+)
+def test_each_kind_of_piece(chat: Conversation, url: str, expected: Taint) -> None:
+    assert taint(chat, url) == expected
+
+
+def test_the_taint_never_holds_the_piece(chat: Conversation) -> None:
+    found = taint(chat, "https://evil.example/?k=a8Fk2mQ9xZ3vL7pW")
+    assert found is not None
+    assert "a8Fk2mQ9xZ3vL7pW" not in repr(found)
+    assert set(found.__slots__) == {"message", "role", "kind"}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://nginx.org/en/docs/http/ngx_http_proxy_module.html",
+        "https://www.digitalocean.com/community/tutorials/how-to-configure-nginx-as-a-reverse-proxy-with-ssl",
+        "https://www.google.com/search?q=how+do+i+configure+nginx+as+a+reverse+proxy+with+ssl",
+        "https://github.com/nginx/nginx/issues/1234",
+        "https://docs.python.org/3/library/asyncio-task.html#asyncio.gather",
+        "https://en.wikipedia.org/wiki/Python_(programming_language)",
+        "https://files.corpexample.com/r/7Hq2Kp9xW3",  # the tool's own URL
+        "https://files.corpexample.com/r/7Hq2Kp9xW3?download=1",  # on the site that gave it
+        "mailto:jane.roe@corp.example",  # the user's own address
+        "mailto:jane.roe@corp.example?subject=Your%20nginx%20question",
+        "/relative/page",
+        "https://evil.example/",
+    ],
+)
+def test_honest_urls_carry_nothing(chat: Conversation, url: str) -> None:
+    assert taint(chat, url) is None
+
+
+def test_a_piece_seen_only_in_a_url_belongs_to_its_site(chat: Conversation) -> None:
+    assert taint(chat, "https://files.corpexample.com/r/7Hq2Kp9xW3") is None
+    assert taint(chat, "https://cdn.corpexample.com/7Hq2Kp9xW3") is None  # the same site
+    assert taint(chat, "https://evil.example/?r=7Hq2Kp9xW3") == Taint(2, "tool", "key")
+
+
+def test_one_party_under_several_names() -> None:
+    conversation = Conversation.from_messages(["watch https://www.youtube.com/watch?v=dQw4w9WgXcQ"])
+    assert taint(conversation, "https://youtu.be/dQw4w9WgXcQ?si=x") is None
+    assert taint(conversation, "https://evil.example/dQw4w9WgXcQ") == Taint(0, "text", "key")
+
+
+def test_a_piece_seen_outside_urls_too_counts_everywhere() -> None:
+    conversation = Conversation.from_messages(
+        ["see https://a.example/k/q8W2e4R6t8Y0", "the code is q8W2e4R6t8Y0"]
+    )
+    assert taint(conversation, "https://a.example/other/q8W2e4R6t8Y0") == Taint(1, "text", "key")
+
+
+def test_mailto_to_the_users_address_with_data_in_it(chat: Conversation) -> None:
+    found = taint(chat, "mailto:jane.roe@corp.example?body=a8Fk2mQ9xZ3vL7pW")
+    assert found == Taint(1, "user", "key")
+    assert taint(chat, "mailto:attacker@evil.example?body=jane.roe@corp.example") == Taint(
+        1, "user", "email"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Released on 2024-01-15 10:30, see CVE-2024-12345 and KB5034441.",
+        "Error 0x80070005, issue #1234567, ISBN 978-0-13-468599-1, PMID 12345678.",
+        "pi is 3.14159265, the server is 192.168.100.200, version 10.15.7.",
+        "use sha256, python3, x86_64, md5sum, base64url, utf8mb4, h264, ipv6 and oauth2",
+        "Call getElementsByTagName or XMLHttpRequest; set DEFAULT_TIMEOUT_SECONDS.",
+    ],
+)
+def test_public_numbers_and_identifiers_are_no_pieces(text: str) -> None:
+    conversation = Conversation.from_messages([text])
+    for word in re.findall(r"[\w.:#-]+", text):
+        for url in (f"https://evil.example/{word}", f"https://evil.example/?q={word.strip('.,;')}"):
+            assert taint(conversation, url) is None, url
+
+
+def test_has_url_normalises_as_browsers_agree() -> None:
+    conversation = Conversation.from_messages(
+        [
+            "Docs: https://Docs.Example.com:443/a/b?x=%2f#top and http://plain.example.",
+            "Markdown [link](https://md.example/page) and <https://angle.example/x>",
+            '<a href="https://html.example/?a=1&amp;b=2">x</a>, www.bare.example/path',
+            "Wikipedia https://en.wikipedia.org/wiki/Python_(programming_language).",
+        ]
+    )
+    for href in (
+        "https://docs.example.com/a/b?x=%2F#top",
+        "HTTPS://DOCS.EXAMPLE.COM/a/b?x=%2f#top",
+        "http://plain.example/",
+        "http://plain.example",
+        "https://md.example/page",
+        "https://angle.example/x",
+        "https://html.example/?a=1&b=2",
+        "https://www.bare.example/path",
+        "https://en.wikipedia.org/wiki/Python_(programming_language)",
+    ):
+        assert conversation.has_url(href), href
+    for href in (
+        "https://docs.example.com/A/b?x=%2F#top",  # path case matters
+        "https://docs.example.com/a/b?x=%2F",  # the fragment too
+        "https://docs.example.com/a/b/?x=%2F#top",
+        "https://docs.example.com:8443/a/b?x=%2F#top",
+        "http://docs.example.com/a/b?x=%2F#top",
+        "https://md.example/page/",
+        "https://evil.example/",
+    ):
+        assert not conversation.has_url(href), href
+
+
+def test_has_url_with_non_ascii_and_the_whatwg_serialisation() -> None:
+    conversation = Conversation.from_messages(
+        ["https://de.wikipedia.org/wiki/Köln and https://bücher.example/ä"]
+    )
+    assert conversation.has_url("https://de.wikipedia.org/wiki/Köln")
+    assert conversation.has_url("https://de.wikipedia.org/wiki/K%C3%B6ln")
+    assert conversation.has_url(parse_url("https://bücher.example/ä").href or "")
+
+
+def test_has_host() -> None:
+    conversation = Conversation.from_messages(
+        ["See https://docs.example.com/x, or example.org, or setup.py; also WWW.Upper.example"]
+    )
+    assert conversation.has_host("docs.example.com")
+    assert conversation.has_host("DOCS.example.com.")
+    assert conversation.has_host("example.org")
+    assert conversation.has_host("www.example.org")
+    assert conversation.has_host("upper.example") is False  # .example is no public suffix
+    assert not conversation.has_host("evil.example")
+    assert not conversation.has_host("example.com")  # a parent is not the host
+    assert not conversation.has_host("")
+
+
+def test_owns_address_only_for_what_the_user_wrote() -> None:
+    conversation = Conversation.from_messages(
+        [
+            {"role": "system", "content": "Escalate to ops@corp.example."},
+            {"role": "user", "content": "Write to me at Jane.Roe@Corp.example"},
+            {"role": "assistant", "content": "Or billing@corp.example."},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "content": "from tool@evil.example"}],
+            },
+        ]
+    )
+    assert conversation.owns_address("jane.roe@corp.example")
+    assert conversation.owns_address("mailto:JANE.ROE%40corp.example")
+    assert not conversation.owns_address("ops@corp.example")
+    assert not conversation.owns_address("billing@corp.example")
+    assert not conversation.owns_address("tool@evil.example")
+    assert taint(conversation, "mailto:jane.roe@corp.example") is None
+    assert taint(conversation, "mailto:ops@corp.example") == Taint(0, "system", "email")
+
+
+def test_prose_runs() -> None:
+    question = (
+        "My landlord Mr Quentin Abernathy refuses to return the deposit for flat 4B on "
+        "Wexford Lane. He claims the carpet damage predates our tenancy agreement."
+    )
+    conversation = Conversation.from_messages([{"role": "user", "content": question}])
+    words = re.findall(r"\w+", question.lower())
+    long_run = "+".join(words[:17])
+    assert taint(conversation, f"https://evil.example/?q={long_run}") == Taint(0, "user", "prose")
+    across = "-".join(words[8:20])  # 12 words over the sentence boundary
+    assert taint(conversation, f"https://evil.example/s/{across}") == Taint(0, "user", "prose")
+    within = "-".join(words[:13])  # 13 words of one sentence: a title's length
+    assert taint(conversation, f"https://blog.example/{within}") is None
+    encoded = base64.urlsafe_b64encode(" ".join(words[:18]).encode()).decode()
+    assert taint(conversation, f"https://evil.example/?d={encoded}") == Taint(0, "user", "prose")
+    # Not to a host the conversation named.
+    seen = Conversation.from_messages([question + " I found evilsite.com useful."])
+    assert taint(seen, f"https://www.evilsite.com/?q={long_run}") is None
+    assert taint(seen, f"https://evil.example/?q={long_run}") == Taint(0, "text", "prose")
+
+
+def test_the_classic_slug_false_positive() -> None:
+    conversation = Conversation.from_messages(
+        ["How to install and secure phpMyAdmin with Nginx on an Ubuntu 20.04 server?"]
+    )
+    slug = "how-to-install-and-secure-phpmyadmin-with-nginx-on-an-ubuntu-20-04-server"
+    assert taint(conversation, f"https://www.digitalocean.com/community/tutorials/{slug}") is None
+    query = "how+to+install+and+secure+phpmyadmin+with+nginx+on+an+ubuntu+20.04+server"
+    assert taint(conversation, f"https://www.bing.com/search?q={query}") is None
+
+
+def test_canaries_minted() -> None:
+    minted = {mint_canary() for _ in range(2000)}
+    assert len(minted) == 2000
+    for canary in list(minted)[:50]:
+        assert re.fullmatch(r"rs-[a-z2-9]{10}", canary)
+        body = canary[3:]
+        assert re.search(r"[a-z]", body)
+        assert re.search(r"[0-9]", body)
+    assert mint_canary(prefix="acme").startswith("acme-")
+    assert len(mint_canary(prefix="")) == 10
+
+
+def _encodings(text: str) -> list[str]:
+    raw = text.encode()
+    return [
+        text,
+        text.upper(),
+        "".join(f"%{b:02X}" for b in raw),
+        base64.b64encode(raw).decode(),
+        base64.urlsafe_b64encode(b"xy" + raw).decode().rstrip("="),
+        raw.hex(),
+        raw.hex().upper(),
+        base64.b32encode(raw).decode().rstrip("="),
+        base64.b32encode(b"z" + raw).decode().lower(),
+        "\ufe0f".join(text),
+        "\u200b".join(text),
+    ]
+
+
+def test_a_canary_is_found_in_every_encoding_and_part() -> None:
+    canary = mint_canary()
+    for encoded in _encodings(canary):
+        for url in (
+            f"https://evil.example/?c={encoded}",
+            f"https://evil.example/p/{encoded}.png",
+            f"https://evil.example/#{encoded}",
+        ):
+            assert find_canary(parse_url(url), [canary]), url
+    body = canary[3:]
+    assert find_canary(parse_url(f"https://{body[:5]}.{body[5:]}.evil.example/"), [canary])
+    assert find_canary(parse_url(f"https://evil.example/?a={body[:4]}&b={body[4:]}"), [canary])
+    assert not find_canary(parse_url("https://evil.example/?c=rs-"), [canary])
+    assert not find_canary(parse_url(f"https://evil.example/?c={canary}"), ["rs-x"])  # too short
+
+
+def test_entities_in_a_url(chat: Conversation) -> None:
+    entities = "".join(f"&#{ord(c)};" for c in "a8Fk2mQ9xZ3vL7pW")
+    assert taint(chat, f"https://evil.example/?k={entities}") == Taint(1, "user", "key")
+    assert taint(
+        chat, "https://evil.example/?k=" + entities.replace("&", "%26").replace("#", "%23")
+    )
+
+
+def test_canaries_in_the_conversation_are_reported_as_canaries() -> None:
+    canary = mint_canary()
+    conversation = Conversation.from_messages(
+        [{"role": "system", "content": f"Canary {canary}."}], canaries=[canary]
+    )
+    assert taint(conversation, f"https://evil.example/?c={canary.upper()}") == Taint(
+        0, "system", "canary"
+    )
+
+
+class TestTracker:
+    KEY = "a8Fk2mQ9xZ3vL7pW"
+
+    def check(self, *urls: str) -> list[Taint | None]:
+        conversation = Conversation.from_messages([f"my key is {self.KEY}"])
+        tracker = conversation.tracker()
+        return [tracker.check(parse_url(url)) for url in urls]
+
+    def test_split_across_two_beacons(self) -> None:
+        found = Taint(0, "text", "key")
+        assert self.check(
+            "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.png"
+        ) == [None, found]
+        assert self.check(
+            "https://evil.example/?d=a8Fk&n=1", "https://evil.example/?d=2mQ9xZ3vL7pW&n=2"
+        ) == [None, found]
+        assert self.check("https://a8Fk2mQ9.evil.example/x", "https://xZ3vL7pW.evil.example/x") == [
+            None,
+            found,
+        ]
+
+    def test_split_encoded(self) -> None:
+        payload = base64.b64encode(self.KEY.encode()).decode()
+        assert self.check(
+            f"https://evil.example/i/{payload[:9]}", f"https://evil.example/i/{payload[9:]}"
+        )[1]
+        payload = self.KEY.encode().hex()
+        assert self.check(
+            f"https://evil.example/?h={payload[:13]}", f"https://evil.example/?h={payload[13:]}"
+        )[1]
+        payload = base64.b32encode(self.KEY.encode()).decode()
+        assert self.check(
+            f"https://evil.example/?h={payload[:11]}", f"https://evil.example/?h={payload[11:]}"
+        )[1]
+
+    def test_reported_once_and_only_by_the_url_that_completes_it(self) -> None:
+        results = self.check(
+            "https://evil.example/px/a8Fk2m.png",
+            "https://evil.example/px/Q9xZ3vL7pW.png",
+            "https://evil.example/px/ok.png",
+            "https://evil.example/px/fine.png",
+        )
+        assert [r is not None for r in results] == [False, True, False, False]
+
+    def test_a_whole_piece_is_the_urls_own(self) -> None:
+        results = self.check(
+            "https://evil.example/?d=a8Fk2mQ9xZ3vL7pW", "https://evil.example/?d=x"
+        )
+        assert results == [Taint(0, "text", "key"), None]
+
+    def test_honest_links_in_a_row(self) -> None:
+        assert (
+            self.check(
+                "https://github.com/encode/httpx",
+                "https://github.com/encode/starlette",
+                "https://github.com/a8Fk2m/first",
+                "https://github.com/Q9xZ3vL7pW/second",  # changes two slots: not a beacon
+                "https://docs.python.org/3/library/json.html",
+                "https://docs.python.org/3/library/asyncio.html",
+            )
+            == [None] * 6
+        )
+
+
+@pytest.mark.parametrize(
+    "flood",
+    [
+        "1a",
+        "1",
+        "12 ",
+        "a@b.co ",
+        "aB",
+        "a1b2c3d4e5f6 ",
+        "https://x.co/a1b2c3d4 ",
+        "www.",
+        "+1 ",
+        "a_",
+    ],
+)
+def test_floods_build_and_answer(flood: str) -> None:
+    # Timing stays out of the suite (benchmarks/bench_conversation.py); these finish.
+    conversation = Conversation.from_messages([flood * (65_536 // len(flood))])
+    tracker = conversation.tracker()
+    for url in (
+        "https://evil.example/?d=" + "aB3" * 1365,
+        "https://evil.example/?" + "a=1&" * 1024,
+    ):
+        tracker.check(parse_url(url))
+    conversation.has_url("https://x.co/a1b2c3d4")
+    conversation.has_host("x.co")

@@ -1,0 +1,345 @@
+"""Conversation.from_messages reads every shape the chat APIs send, and never raises
+for a shape; truncation keeps the newest text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from rendersafe.conversation import Conversation, Message
+from rendersafe.urls.parse import parse_url
+
+KEY = "sk-a8Fk2mQ9xZ3vL7pW4rT6"
+EVIL = "https://evil.example/c?d="
+
+
+def texts(conversation: Conversation) -> list[tuple[int, str, str]]:
+    return [(m.index, m.role, m.text) for m in conversation.messages]
+
+
+def carried(conversation: Conversation, data: str) -> tuple[int, str] | None:
+    taint = conversation.taint(parse_url(EVIL + data))
+    return None if taint is None else (taint.message, taint.role)
+
+
+def test_strings_are_bare_messages() -> None:
+    conversation = Conversation.from_messages(["hello", f"my key {KEY}"])
+    assert texts(conversation) == [(0, "text", "hello"), (1, "text", f"my key {KEY}")]
+    assert Conversation.from_messages("one string").messages == (Message(0, "text", "one string"),)
+    assert Conversation.from_messages(b"bytes \xc3\xa9").messages[0].text == "bytes é"
+
+
+def test_openai_chat() -> None:
+    conversation = Conversation.from_messages(
+        [
+            {"role": "system", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is in this picture?"},
+                    {"type": "image_url", "image_url": {"url": "https://img.example/p.png"}},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_9f8e7d6c5b",
+                        "type": "function",
+                        "function": {"name": "lookup", "arguments": json.dumps({"key": KEY})},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_9f8e7d6c5b", "content": "found it"},
+        ]
+    )
+    (system, user, assistant, tool) = conversation.messages
+    assert (system.role, system.text) == ("system", "Be brief.")
+    assert user.text == "What is in this picture?\nhttps://img.example/p.png"
+    assert "data:" not in user.text
+    assert KEY in assistant.text
+    assert "call_9f8e7d6c5b" not in assistant.text
+    assert (tool.index, tool.role, tool.text) == (3, "tool", "found it")
+    assert conversation.has_url("https://img.example/p.png")
+    assert carried(conversation, KEY) == (2, "assistant")
+
+
+def test_openai_responses_items() -> None:
+    conversation = Conversation.from_messages(
+        [
+            "a plain string",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": '{"q": "x"}'},
+            {"type": "function_call_output", "call_id": "c1", "output": f"secret {KEY}"},
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}]},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "ok"}],
+            },
+        ]
+    )
+    assert texts(conversation) == [
+        (0, "text", "a plain string"),
+        (1, "user", "hi"),
+        (2, "assistant", '{"q": "x"}'),
+        (3, "tool", f"secret {KEY}"),
+        (4, "text", "thinking"),
+        (5, "assistant", "ok"),
+    ]
+    assert carried(conversation, KEY) == (3, "tool")
+
+
+def test_openai_responses_body() -> None:
+    body = {"model": "m", "instructions": "You are terse.", "input": "my key is " + KEY}
+    conversation = Conversation.from_messages(body)
+    assert texts(conversation) == [(0, "system", "You are terse."), (1, "user", "my key is " + KEY)]
+
+
+def test_anthropic_messages() -> None:
+    conversation = Conversation.from_messages(
+        [
+            {"role": "system", "content": [{"type": "text", "text": f"Internal key {KEY}"}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Look this up."},
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": "image/png", "data": "QUJD"},
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "url", "url": "https://img.example/a.jpg"},
+                    },
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "EqQBCkYIBRgCIkA"},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_01",
+                        "name": "search",
+                        "input": {"q": ["nested", {"deep": "value"}]},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_01",
+                        "content": [{"type": "text", "text": "result text"}],
+                    },
+                    {"type": "tool_result", "tool_use_id": "toolu_02", "content": "plain result"},
+                ],
+            },
+        ]
+    )
+    system, user, assistant, results = conversation.messages
+    assert system.role == "system"
+    assert KEY in system.text
+    assert user.text == "Look this up.\nhttps://img.example/a.jpg"
+    assert "QUJD" not in user.text
+    assert assistant.text.split("\n") == ["hmm", "search", "nested", "value"]
+    assert results.text == "result text\nplain result"
+    assert carried(conversation, KEY) == (0, "system")
+
+
+def test_anthropic_body_with_a_top_level_system() -> None:
+    body = {
+        "model": "m",
+        "system": "Top secret: " + KEY,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    conversation = Conversation.from_messages(body)
+    assert texts(conversation) == [(0, "system", "Top secret: " + KEY), (1, "user", "hi")]
+
+
+def test_ollama_chat_and_generate() -> None:
+    chat = Conversation.from_messages(
+        [
+            {"role": "user", "content": "describe", "images": ["iVBORw0KGgoAAAANSUhEUg=="]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {"function": {"name": "get", "arguments": {"city": "Paris", "key": KEY}}}
+                ],
+            },
+        ]
+    )
+    assert chat.messages[0].text == "describe"
+    assert carried(chat, KEY) == (1, "assistant")
+    generate = Conversation.from_messages(
+        {"model": "llama3", "prompt": "why?", "system": "sys " + KEY}
+    )
+    assert texts(generate) == [(0, "system", "sys " + KEY), (1, "user", "why?")]
+    in_a_list = Conversation.from_messages([{"prompt": "p", "system": "s"}])
+    assert texts(in_a_list) == [(0, "system", "s"), (1, "user", "p")]
+
+
+class Part(BaseModel):
+    type: str
+    text: str
+
+
+class SdkMessage(BaseModel):
+    role: str
+    content: list[Part]
+
+
+class Plain:
+    def __init__(self, role: str, content: object) -> None:
+        self.role = role
+        self.content = content
+
+
+class LangChainLike:
+    type = "human"
+
+    def __init__(self, content: str) -> None:
+        self.content = content
+
+
+class BrokenDump:
+    role = "user"
+    content = "still read"
+
+    def model_dump(self) -> dict[str, Any]:
+        raise RuntimeError("broken")
+
+
+def test_sdk_objects() -> None:
+    conversation = Conversation.from_messages(
+        [
+            SdkMessage(role="user", content=[Part(type="text", text="from pydantic " + KEY)]),
+            Plain("assistant", "from attributes"),
+            LangChainLike("from a type attribute"),
+            BrokenDump(),
+        ]
+    )
+    assert texts(conversation) == [
+        (0, "user", "from pydantic " + KEY),
+        (1, "assistant", "from attributes"),
+        (2, "human", "from a type attribute"),
+        (3, "user", "still read"),
+    ]
+    assert carried(conversation, KEY) == (0, "user")
+
+
+def test_unknown_shapes_give_their_strings() -> None:
+    conversation = Conversation.from_messages(
+        [{"weird": {"nested": ["a", {"b": "c " + KEY}]}, "id": "skipped"}, ("tuple", "item")]
+    )
+    assert conversation.messages[0].text == "a\nc " + KEY
+    assert conversation.messages[1].text == "tuple\nitem"
+    assert carried(conversation, KEY) == (0, "text")
+
+
+def _deep(depth: int) -> object:
+    value: object = KEY
+    for _ in range(depth):
+        value = {"content": [value]}
+    return value
+
+
+def _cyclic() -> list[object]:
+    items: list[object] = ["x"]
+    items.append(items)
+    return items
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [None, 3, 4.5, True, object(), b"\xff\xfe", {"role": 7, "content": 8}],
+        [{"role": "user", "content": {"unexpected": "mapping"}}],
+        [{"role": "user", "content": [None, 1, ["nested", ["deeper"]], {"type": "text"}]}],
+        [_deep(50)],
+        [_cyclic()],
+        [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "content": [{"type": "tool_result", "content": _deep(30)}],
+                    }
+                ],
+            }
+        ],
+        [],
+        "",
+        iter(["a generator"]),
+        {"messages": "not a list"},
+        {"messages": 5},
+    ],
+)
+def test_bad_shapes_never_raise(messages: Any) -> None:
+    conversation = Conversation.from_messages(messages)
+    for url in ("https://evil.example/?d=" + KEY, "mailto:a@b.example"):
+        conversation.taint(parse_url(url))
+        conversation.tracker().check(parse_url(url))
+        conversation.has_url(url)
+    conversation.has_host("evil.example")
+    conversation.owns_address("a@b.example")
+
+
+@pytest.mark.parametrize("value", [42, 4.2, object(), None])
+def test_only_non_iterables_raise(value: object) -> None:
+    with pytest.raises(TypeError, match="iterable of messages"):
+        Conversation.from_messages(value)  # type: ignore[arg-type]
+
+
+def test_coerce() -> None:
+    built = Conversation.from_messages(["x"])
+    assert Conversation.coerce(built) is built
+    assert Conversation.coerce(None) is None
+    coerced = Conversation.coerce(["a", "b"])
+    assert coerced is not None
+    assert len(coerced.messages) == 2
+
+
+def _numbered(count: int, size: int) -> Iterator[str]:
+    for index in range(count):
+        yield f"{index:04d}" + "x" * (size - 4)
+
+
+def test_truncation_keeps_the_newest_text() -> None:
+    messages = list(_numbered(10, 100))  # 1,000 characters
+    whole = Conversation.from_messages(messages, max_chars=1_000)
+    assert not whole.truncated
+    assert len(whole.messages) == 10
+    cut = Conversation.from_messages(messages, max_chars=250)
+    assert cut.truncated
+    assert [m.index for m in cut.messages] == [7, 8, 9]
+    assert cut.messages[0].text == messages[7][-50:]  # the start of the oldest kept one dropped
+    assert cut.messages[1:] == (Message(8, "text", messages[8]), Message(9, "text", messages[9]))
+    assert sum(len(m.text) for m in cut.messages) == 250
+
+
+def test_truncation_drops_old_pieces_and_keeps_new_ones() -> None:
+    old_key, new_key = "a1b2c3d4e5f6", "z9y8x7w6v5u4"
+    messages = [f"old {old_key}", "filler " * 100, f"new {new_key}"]
+    conversation = Conversation.from_messages(messages, max_chars=200)
+    assert conversation.truncated
+    assert carried(conversation, new_key) == (2, "text")
+    assert carried(conversation, old_key) is None
+
+
+def test_default_bound() -> None:
+    assert Conversation.DEFAULT_MAX_CHARS == 262_144
+    huge = ["y" * 100_000] * 5
+    conversation = Conversation.from_messages(huge)
+    assert conversation.truncated
+    assert sum(len(m.text) for m in conversation.messages) == Conversation.DEFAULT_MAX_CHARS
