@@ -161,6 +161,12 @@ def main() -> None:
         take("added: 20 KB conversation", partial(added_cost, twenty, urls))
         take("typical: Sanitizer.run x40", partial(run_all, Sanitizer(), typical))
         take("typical: added x40", partial(added_all, twenty, typical_urls))
+        # The wired path: run(reply) against run(reply, conversation=messages), each
+        # with its own cold Sanitizer, the messages as a caller passes them.
+        take("wired: run, 4 KB reply", partial(Sanitizer().run, text))
+        take("wired: run + conversation", partial(run_with, Sanitizer(), [text], twenty))
+        take("wired: typical run x40", partial(run_all, Sanitizer(), typical))
+        take("wired: typical + conv. x40", partial(run_with, Sanitizer(), typical, twenty))
 
     print(f"reply: {len(text)} chars, {len(urls)} links; conversations: {list(sizes)}")
     typical_size = sum(map(len, typical)) // len(typical)
@@ -184,6 +190,16 @@ def main() -> None:
             f"added / Sanitizer.run, {label}: median {statistics.median(shares) * 100:.1f} %"
             f"  ({min(shares) * 100:.1f}-{max(shares) * 100:.1f}; target <= 10 %)"
         )
+    for label, plain, wired in (
+        ("4 KB reply, 36 links", "wired: run, 4 KB reply", "wired: run + conversation"),
+        ("typical replies", "wired: typical run x40", "wired: typical + conv. x40"),
+    ):
+        shares = [b / a - 1 for a, b in zip(samples[plain], samples[wired], strict=True)]
+        print(
+            f"wired, {label}: run(conversation=20 KB) / run(): "
+            f"median +{statistics.median(shares) * 100:.1f} %"
+            f"  ({min(shares) * 100:.1f}-{max(shares) * 100:.1f}; target <= 10 %)"
+        )
 
 
 def cold_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
@@ -199,6 +215,12 @@ def warm_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
 def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
     for text in replies:
         sanitizer.run(text)
+
+
+def run_with(sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]]) -> None:
+    readings._cache.clear()  # every URL new, as in the plain run
+    for text in replies:
+        sanitizer.run(text, conversation=messages)
 
 
 def added_all(messages: list[dict[str, object]], urls: list[list[ParsedUrl]]) -> None:
