@@ -40,6 +40,7 @@ __all__ = ["SECRET_NAMES", "SECRET_PATTERNS", "data_reasons", "nested_urls"]
 _UNRESERVED_ESCAPE = re.compile(r"%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[DEde]|5[Ff]|7[Ee])")
 _NESTED = re.compile(r"(?:https?:|ftp:)?[/\\]{2}[^/\\\s]|https?:[/\\]|www\.", re.IGNORECASE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
+_SEPARATORS = re.compile(r"[-._~:/]")
 # Variation selectors render as nothing after most characters: a run of them is bytes
 # smuggled one selector each (one after an emoji is how emoji are written).
 _VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
@@ -127,12 +128,14 @@ def _value_checks(parts: UrlParts, pieces: _Pieces, th: Thresholds) -> set[Reaso
         reasons |= _value_reasons(pieces.fragment, th, query=True)
         for _name, value in _query_pairs(pieces.fragment):
             reasons |= _value_reasons(value, th, query=True)
-    # Data split into short pieces (one per parameter or path segment) joins up again.
-    if len(pieces.pairs) > 1:
-        reasons |= _joined_reasons("".join(value for _name, value in pieces.pairs), th)
-    if len(pieces.segments) > 1:
-        # Joined with `/` kept, since it is also base64's (`encoded_runs` tries without).
-        reasons |= _joined_reasons("/".join(pieces.segments), th)
+    # Data split into short pieces (one per parameter or path segment) joins up again,
+    # also without an ordinary parameter or file name glued on at either end.
+    values = [value for _name, value in pieces.pairs]
+    for joined in _joined(values, ""):
+        reasons |= _joined_reasons(joined, th)
+    # Segments joined with `/` kept, since it is also base64's (`encoded_runs` tries without).
+    for joined in _joined(pieces.segments, "/"):
+        reasons |= _joined_reasons(joined, th)
     if _personal_data(parts, pieces):
         reasons.add(Reason.SECRET_PATTERN)
     return reasons
@@ -152,6 +155,17 @@ def _personal_data(parts: UrlParts, pieces: _Pieces) -> bool:
         if domain and domain != own:
             return True
     return False
+
+
+def _joined(pieces: list[str], glue: str) -> Iterator[str]:
+    """`pieces` joined by `glue` (read with and without separators by `encoded_runs`),
+    then without the first, the last, or both (three pieces or more), run together."""
+    if len(pieces) > 1:
+        yield glue.join(pieces)
+    if len(pieces) > 2:
+        yield from dict.fromkeys(
+            _SEPARATORS.sub("", "".join(part)) for part in (pieces[1:], pieces[:-1], pieces[1:-1])
+        )
 
 
 def _joined_reasons(joined: str, th: Thresholds) -> set[Reason]:
