@@ -128,14 +128,7 @@ def _value_checks(parts: UrlParts, pieces: _Pieces, th: Thresholds) -> set[Reaso
         reasons |= _value_reasons(pieces.fragment, th, query=True)
         for _name, value in _query_pairs(pieces.fragment):
             reasons |= _value_reasons(value, th, query=True)
-    # Data split into short pieces (one per parameter or path segment) joins up again,
-    # also without an ordinary parameter or file name glued on at either end.
-    values = [value for _name, value in pieces.pairs]
-    for joined in _joined(values, ""):
-        reasons |= _joined_reasons(joined, th)
-    # Segments joined with `/` kept, since it is also base64's (`encoded_runs` tries without).
-    for joined in _joined(pieces.segments, "/"):
-        reasons |= _joined_reasons(joined, th)
+    reasons |= _split_reasons(pieces, th)
     if _personal_data(parts, pieces):
         reasons.add(Reason.SECRET_PATTERN)
     return reasons
@@ -157,11 +150,31 @@ def _personal_data(parts: UrlParts, pieces: _Pieces) -> bool:
     return False
 
 
-def _joined(pieces: list[str], glue: str) -> Iterator[str]:
-    """`pieces` joined by `glue` (read with and without separators by `encoded_runs`),
-    then without the first, the last, or both (three pieces or more), run together."""
+def _split_reasons(pieces: _Pieces, th: Thresholds) -> set[Reason]:
+    """Data split into short pieces (one per parameter or path segment) joined up again,
+    also without an ordinary parameter or file name glued on at either end."""
+    reasons: set[Reason] = set()
+    for joined in _joined([value for _name, value in pieces.pairs]):
+        reasons |= _joined_reasons(joined, th)
+    # Segments joined with `/` kept, since it is also base64's (`encoded_runs` tries without),
+    # then without the first (`/collect/<pieces>`) and without a file name at the end.
+    segments = pieces.segments
+    if len(segments) > 1:
+        reasons |= _joined_reasons("/".join(segments), th)
+    if len(segments) > 2:
+        ends = [segments[1:]]
+        if "." in segments[-1]:
+            ends += [segments[:-1], segments[1:-1]]
+        for joined in dict.fromkeys("".join(part) for part in ends if part):
+            reasons |= _joined_reasons(_SEPARATORS.sub("", joined), th)
+    return reasons
+
+
+def _joined(pieces: list[str]) -> Iterator[str]:
+    """`pieces` joined, then without the first, the last, or both (three pieces or more),
+    run together."""
     if len(pieces) > 1:
-        yield glue.join(pieces)
+        yield "".join(pieces)
     if len(pieces) > 2:
         yield from dict.fromkeys(
             _SEPARATORS.sub("", "".join(part)) for part in (pieces[1:], pieces[:-1], pieces[1:-1])
