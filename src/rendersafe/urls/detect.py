@@ -4,7 +4,13 @@ Each detector looks at one kind of evidence and returns a reason code. The parts
 inspected are the userinfo, subdomain labels, path segments, query names and
 values, and the fragment, each percent-decoded once, and the query values and the
 path segments joined back together (data split into short pieces). What counts as
-encoded text is decided in `decoding`.
+encoded text is decided in `decode`, raw credentials, addresses and card numbers in
+`credentials`.
+
+How much is judged depends on the host's class (`classes`): a sealed first-party
+service is held only to the checks for credentials, hidden characters and userinfo
+(and its nested URLs, in `judge`); every other host to all of them. The parameters
+a provider's signed URL carries in their exact shape (`shapes`) are not judged.
 """
 
 from __future__ import annotations
@@ -13,69 +19,166 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, unquote_plus
 
 from ..findings import Reason
-from .decode import HEX, encoded_runs, is_text, unbase32, unbase64, unhex
-from .hosts import is_ip_literal, split_host
+from .classes import sealed_parts
+from .credentials import EMAIL, SECRET_NAMES, SECRET_PATTERNS, card_numbers
+from .decode import encoded_runs
+from .diagrams import diagram_urls
+from .hosts import is_ip_literal, registrable_domain, split_host
 from .parse import UrlParts
+from .shapes import camo_target, provider_params
 
 if TYPE_CHECKING:
     from ..policy import Thresholds
 
 __all__ = ["SECRET_NAMES", "SECRET_PATTERNS", "data_reasons", "nested_urls"]
 
-
-# Formats of credentials a model could be told to copy out of its context.
-SECRET_PATTERNS = re.compile(
-    r"AKIA[0-9A-Z]{16}"
-    r"|gh[pousr]_[A-Za-z0-9]{30,}"
-    r"|github_pat_[A-Za-z0-9_]{22,}"
-    r"|sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,}"
-    r"|AIza[0-9A-Za-z_-]{35}"
-    r"|[rs]k_(?:live|test)_[0-9A-Za-z]{16,}"
-    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."
-    r"|-----BEGIN[ A-Z]*PRIVATE KEY"
-    r"|glpat-[A-Za-z0-9_-]{20}"
-    r"|npm_[A-Za-z0-9]{36}"
-)
-# Query parameter names that announce a credential.
-SECRET_NAMES = re.compile(
-    r"(?:pass(?:word|wd)?|secret|api[_-]?key|apikey|access[_-]?token|auth[_-]?token"
-    r"|session(?:id)?|cookie|private[_-]?key|client[_-]?secret|refresh[_-]?token)",
-    re.IGNORECASE,
-)
 _UNRESERVED_ESCAPE = re.compile(r"%(?:3[0-9]|[46][1-9A-Fa-f]|[57][0-9Aa]|2[DEde]|5[Ff]|7[Ee])")
 _NESTED = re.compile(r"(?:https?:|ftp:)?[/\\]{2}[^/\\\s]|https?:[/\\]|www\.", re.IGNORECASE)
 _NON_ASCII_LETTER = re.compile(r"[^\x00-\x7f]")
+_SEPARATORS = re.compile(r"[-._~:/]")
+# Variation selectors render as nothing after most characters: a run of them is bytes
+# smuggled one selector each (one after an emoji is how emoji are written).
+_VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Pieces:
+    """The parts of a URL that are judged, percent-decoded: the provider's own signed
+    parameters and a proxy's encoded target left out."""
+
+    pairs: list[tuple[str, str]]
+    segments: list[str]
+    fragment: str
+    tail: str  # path, judged query and fragment, still percent-encoded
+    length: int  # of the URL without what was left out
 
 
 def data_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
-    """Return the reasons to believe `parts` carries encoded data (empty: none)."""
-    reasons = _whole_url_reasons(parts, th)
-    pairs = list(_query_pairs(parts.query))
-    for name, value in pairs:
+    """Return the reasons to believe `parts` carries data (empty: none)."""
+    pieces = _pieces(parts, th)
+    reasons = _always(parts, pieces, th)
+    if sealed_parts(parts):
+        return reasons  # a service whose URLs reach only itself: IDs and payloads expected
+    if pieces.length > th.max_url_chars:
+        return reasons | {Reason.LONG_URL}  # data already: its values are not decoded
+    return reasons | _value_checks(parts, pieces, th)
+
+
+def _pieces(parts: UrlParts, th: Thresholds) -> _Pieces:
+    raw_items = [item for item in re.split(r"[&;]", parts.query.lstrip("?")) if item]
+    pairs = [_pair(item) for item in raw_items]
+    own = provider_params(parts.host, pairs, th)
+    kept = [item for i, item in enumerate(raw_items) if i not in own]
+    raw_segments = [s for s in parts.path.split("/") if s]
+    if camo_target(parts) is not None:
+        raw_segments = raw_segments[:1]  # the target is a nested URL, judged as one
+    left_out = sum(len(raw_items[i]) for i in own) + len(parts.path) - len("/".join(raw_segments))
+    # `+` is a space only in a query, but prose glued with `+` is prose anywhere.
+    segments = [unquote(s.replace("+", "%20")) for s in raw_segments]
+    query = "?" + "&".join(kept) if kept else ""
+    return _Pieces(
+        pairs=[pair for i, pair in enumerate(pairs) if i not in own],
+        segments=segments,
+        fragment=unquote_plus(parts.fragment.removeprefix("#")),
+        tail="/" + "/".join(raw_segments) + query + parts.fragment,
+        length=len(parts.href) - left_out,
+    )
+
+
+def _pair(item: str) -> tuple[str, str]:
+    name, _sep, value = item.partition("=")
+    return unquote_plus(name), unquote_plus(value)
+
+
+def _always(parts: UrlParts, pieces: _Pieces, th: Thresholds) -> set[Reason]:
+    """What no host class excuses: userinfo, credentials, hidden characters."""
+    reasons: set[Reason] = set()
+    if parts.username or parts.password:
+        reasons.add(Reason.USERINFO)
+    if _subdomain_carries_data(parts.host, th):
+        reasons.add(Reason.SUBDOMAIN_DATA)
+    once = unquote(pieces.tail)
+    if SECRET_PATTERNS.search(once):
+        reasons.add(Reason.SECRET_PATTERN)
+    if any(value and SECRET_NAMES.fullmatch(name) for name, value in pieces.pairs):
+        reasons.add(Reason.SECRET_PATTERN)
+    if len(_VARIATION_SELECTORS.findall(once)) >= 2:
+        reasons.add(Reason.INVISIBLE_CHARACTERS)
+    return reasons
+
+
+def _value_checks(parts: UrlParts, pieces: _Pieces, th: Thresholds) -> set[Reason]:
+    """Encoded data, prose, random tokens and raw personal data in the values."""
+    tail = pieces.tail
+    # Escapes of plain letters and digits, also double-encoded (`%2568` is `%68`).
+    escapes = len(_UNRESERVED_ESCAPE.findall(tail)) + len(_UNRESERVED_ESCAPE.findall(unquote(tail)))
+    reasons = {Reason.PERCENT_ENCODED_RUN} if escapes >= th.percent_escapes else set()
+    for name, value in pieces.pairs:
         reasons |= _value_reasons(value, th, query=True)
         reasons |= _value_reasons(name, th, query=True)
-        if value and SECRET_NAMES.fullmatch(name):
-            reasons.add(Reason.SECRET_PATTERN)
-    # `+` is a space only in a query, but prose glued with `+` is prose anywhere.
-    segments = [unquote(s.replace("+", "%20")) for s in parts.path.split("/") if s]
-    for segment in segments:
+    for segment in pieces.segments:
         reasons |= _value_reasons(segment, th, query=False)
-    fragment = parts.fragment.removeprefix("#")
-    if fragment:
-        reasons |= _value_reasons(unquote_plus(fragment), th, query=True)
-        for _name, value in _query_pairs(fragment):
+    if pieces.fragment:
+        reasons |= _value_reasons(pieces.fragment, th, query=True)
+        for _name, value in _query_pairs(pieces.fragment):
             reasons |= _value_reasons(value, th, query=True)
-    # Data split into short pieces (one per parameter or path segment) joins up again.
-    if len(pairs) > 1:
-        reasons |= _joined_reasons("".join(value for _name, value in pairs), th)
-    if len(segments) > 1:
-        reasons |= _joined_reasons("".join(segments), th)
+    reasons |= _split_reasons(pieces, th)
+    if _personal_data(parts, pieces):
+        reasons.add(Reason.SECRET_PATTERN)
     return reasons
+
+
+def _personal_data(parts: UrlParts, pieces: _Pieces) -> bool:
+    """An e-mail address (not the site's own, not a `mailto:` recipient) or a card number."""
+    values = [*pieces.segments, *(v for pair in pieces.pairs for v in pair), pieces.fragment]
+    text = "\n".join(values)
+    if card_numbers(text, pieces.pairs):
+        return True
+    if "@" not in text or parts.href.startswith("mailto:"):
+        return False
+    own = registrable_domain(parts.host) if parts.host else ""
+    for match in EMAIL.finditer(text):
+        domain = registrable_domain(match.group(1).lower())
+        if domain and domain != own:
+            return True
+    return False
+
+
+def _split_reasons(pieces: _Pieces, th: Thresholds) -> set[Reason]:
+    """Data split into short pieces (one per parameter or path segment) joined up again,
+    also without an ordinary parameter or file name glued on at either end."""
+    reasons: set[Reason] = set()
+    for joined in _joined([value for _name, value in pieces.pairs]):
+        reasons |= _joined_reasons(joined, th)
+    # Segments joined with `/` kept, since it is also base64's (`encoded_runs` tries without),
+    # then without the first (`/collect/<pieces>`) and without a file name at the end.
+    segments = pieces.segments
+    if len(segments) > 1:
+        reasons |= _joined_reasons("/".join(segments), th)
+    if len(segments) > 2:
+        ends = [segments[1:]]
+        if "." in segments[-1]:
+            ends += [segments[:-1], segments[1:-1]]
+        for joined in dict.fromkeys("".join(part) for part in ends if part):
+            reasons |= _joined_reasons(_SEPARATORS.sub("", joined), th)
+    return reasons
+
+
+def _joined(pieces: list[str]) -> Iterator[str]:
+    """`pieces` joined, then without the first, the last, or both (three pieces or more),
+    run together."""
+    if len(pieces) > 1:
+        yield "".join(pieces)
+    if len(pieces) > 2:
+        yield from dict.fromkeys(
+            _SEPARATORS.sub("", "".join(part)) for part in (pieces[1:], pieces[:-1], pieces[1:-1])
+        )
 
 
 def _joined_reasons(joined: str, th: Thresholds) -> set[Reason]:
@@ -85,31 +188,17 @@ def _joined_reasons(joined: str, th: Thresholds) -> set[Reason]:
     return reasons
 
 
-def _whole_url_reasons(parts: UrlParts, th: Thresholds) -> set[Reason]:
-    reasons: set[Reason] = set()
-    if len(parts.href) > th.max_url_chars:
-        reasons.add(Reason.LONG_URL)
-    if parts.username or parts.password:
-        reasons.add(Reason.USERINFO)
-    if _subdomain_carries_data(parts.host, th):
-        reasons.add(Reason.SUBDOMAIN_DATA)
-    tail = parts.path + parts.query + parts.fragment
-    once = unquote(tail)
-    # Escapes of plain letters and digits, also double-encoded (`%2568` is `%68`).
-    escapes = len(_UNRESERVED_ESCAPE.findall(tail)) + len(_UNRESERVED_ESCAPE.findall(once))
-    if escapes >= th.percent_escapes:
-        reasons.add(Reason.PERCENT_ENCODED_RUN)
-    if SECRET_PATTERNS.search(once):
-        reasons.add(Reason.SECRET_PATTERN)
-    return reasons
-
-
 def nested_urls(parts: UrlParts) -> Iterator[str]:
-    """Yield absolute URLs embedded in the path, query or fragment (open redirects, proxies)."""
+    """Yield absolute URLs embedded in the path, query or fragment (open redirects,
+    proxies), a proxy's encoded target and the links in a diagram's payload."""
     for value in _embedded_values(parts):
         match = _NESTED.search(value)
         if match:
             yield value[match.start() :]
+    target = camo_target(parts)
+    if target is not None:
+        yield target
+    yield from diagram_urls(parts)
 
 
 def _embedded_values(parts: UrlParts) -> Iterator[str]:
@@ -127,10 +216,8 @@ def _embedded_values(parts: UrlParts) -> Iterator[str]:
 
 def _query_pairs(query: str) -> Iterator[tuple[str, str]]:
     for item in re.split(r"[&;]", query.lstrip("?#")):
-        if not item:
-            continue
-        name, _sep, value = item.partition("=")
-        yield unquote_plus(name), unquote_plus(value)
+        if item:
+            yield _pair(item)
 
 
 def _value_reasons(value: str, th: Thresholds, *, query: bool) -> set[Reason]:
@@ -142,9 +229,16 @@ def _value_reasons(value: str, th: Thresholds, *, query: bool) -> set[Reason]:
         reasons.add(Reason.URLENCODED_TEXT)
     if not value.isascii() and len(_NON_ASCII_LETTER.findall(value)) >= th.non_ascii_chars:
         reasons.add(Reason.URLENCODED_TEXT)
-    if query and len(value) >= th.entropy_chars and _entropy(value) >= th.entropy_bits:
+    if query and len(value) >= th.entropy_chars and _random_token(value, th):
         reasons.add(Reason.HIGH_ENTROPY_TOKEN)
     return reasons | encoded_runs(value, th)
+
+
+def _random_token(value: str, th: Thresholds) -> bool:
+    """A token of letters and digits (a few `+/=-_` of base64 at most) that looks random;
+    a path, a URL or a list of parameters is more than a token."""
+    tokenish = len(_TOKEN_CHAR.findall(value)) >= 0.9 * len(value)
+    return tokenish and _entropy(value) >= th.entropy_bits
 
 
 def _entropy(text: str) -> float:
@@ -154,26 +248,33 @@ def _entropy(text: str) -> float:
 
 
 def _subdomain_carries_data(host: str, th: Thresholds) -> bool:
-    """Long labels that decode to text or look random; short labels joined back up."""
+    """Labels that decode to text or look random; short labels joined back up."""
+    shortest = _label_chars(th)
     # Below the registrable domain (two labels at least) too little room for data: this
     # spares the suffix-list lookup for nearly every host.
-    if sum(map(len, host.split(".")[:-2])) < th.subdomain_label_chars or is_ip_literal(host):
+    if sum(map(len, host.split(".")[:-2])) < shortest or is_ip_literal(host):
         return False
-    subdomain = split_host(host)[0]
-    labels = [label for label in subdomain.split(".") if label]
+    subdomain, domain, _suffix = split_host(host)
+    # Under no known suffix, the last two labels stand for the registrable domain.
+    labels = host.split(".")[:-2] if not domain else [x for x in subdomain.split(".") if x]
     joined = "".join(labels)
-    candidates = [label for label in labels if len(label) >= th.subdomain_label_chars]
-    if len(labels) > 1 and len(joined) >= th.subdomain_label_chars:
+    candidates = [label for label in labels if len(label) >= shortest]
+    if len(labels) > 1 and len(joined) >= shortest:
         candidates.append(joined)
     return any(_label_carries_data(label, th) for label in candidates)
+
+
+def _label_chars(th: Thresholds) -> int:
+    """The shortest label that can hold `min_decoded_bytes` in base32 (20 for 12 bytes)."""
+    return min(th.subdomain_label_chars, -(-th.min_decoded_bytes * 8 // 5))
 
 
 def _label_carries_data(label: str, th: Thresholds) -> bool:
     if re.fullmatch(r"[a-z]+(?:-[a-z]+)*", label):
         return False  # hyphenated words: a project or tenant name
-    if HEX.fullmatch(label) and is_text(unhex(label), th):
+    if encoded_runs(label, th):
         return True
-    if is_text(unbase32(label), th) or is_text(unbase64(label), th):
-        return True
+    if len(label) < th.subdomain_label_chars:
+        return False
     digits = sum(c.isdigit() for c in label)
     return digits / len(label) >= 0.15 and _entropy(label) >= 3.8

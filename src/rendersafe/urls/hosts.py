@@ -10,46 +10,31 @@ from __future__ import annotations
 import functools
 import ipaddress
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import ada_url
 import tldextract
+
+from . import classes
+from .datafiles import entries
+
+if TYPE_CHECKING:
+    from .parse import ParsedUrl
 
 __all__ = [
     "SHARED_TENANT_HOSTS",
     "HostSet",
     "normalise_host",
     "registrable_domain",
+    "sealed_service",
     "split_host",
     "split_port",
 ]
 
 # Hosts where anyone can publish content under a path, so allowing the host admits
-# every tenant (EchoLeak, the Bard Apps Script leak, ChatGPT's Azure Blob bypass, CamoLeak).
-SHARED_TENANT_HOSTS = frozenset(
-    {
-        "script.google.com",
-        "docs.google.com",
-        "drive.google.com",
-        "sites.google.com",
-        "storage.googleapis.com",
-        "lh3.googleusercontent.com",
-        "raw.githubusercontent.com",
-        "gist.githubusercontent.com",
-        "camo.githubusercontent.com",
-        "user-images.githubusercontent.com",
-        "objects.githubusercontent.com",
-        "cdn.jsdelivr.net",
-        "unpkg.com",
-        "i.imgur.com",
-        "imgur.com",
-        "cdn.discordapp.com",
-        "media.discordapp.net",
-        "dl.dropboxusercontent.com",
-        "files.slack.com",
-        "eu-prod.asyncgw.teams.microsoft.com",
-        "s3.amazonaws.com",
-    }
-)
+# every tenant (EchoLeak, the Bard Apps Script leak, ChatGPT's Azure Blob bypass,
+# CamoLeak). The list and each entry's reason: data/shared_tenant_hosts.txt.
+SHARED_TENANT_HOSTS = frozenset(host for host, _why in entries("shared_tenant_hosts.txt"))
 
 
 @functools.cache
@@ -171,3 +156,12 @@ class _Site:
                 # Only now pay for the suffix lookup: is `host` still on the entry's site?
                 return cross or registrable_domain(host) == domain
         return False
+
+
+def sealed_service(url: ParsedUrl) -> bool:
+    """True when `url`'s host is a sealed first-party service (its URLs reach only that
+    service: search pages, maps, the Azure portal, diagram editors, ...) and its path is
+    not one of that service's redirect or user-content endpoints.
+
+    The list, with a reason for each entry: data/sealed_services.txt (`classes`)."""
+    return classes.sealed_service(url)
