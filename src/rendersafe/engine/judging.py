@@ -28,6 +28,7 @@ from ..conversation import Conversation, ReplyTaint, Taint, find_canary
 from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict, parse_url
+from ..urls.hosts import sealed_service
 from .beacons import LinkBeacons
 
 __all__ = ["Judge", "ReplyJudge"]
@@ -107,7 +108,7 @@ class ReplyJudge:
         """The user's words are what a search page or a page already in the
         conversation is expected to carry."""
         assert self.conversation is not None
-        return self.conversation.has_host(url.host)
+        return sealed_service(url) or self.conversation.has_host(url.host)
 
     def _unseen_host(self, url: ParsedUrl) -> bool:
         if self.policy.link_hosts != "conversation" or url.relative or not url.host:
