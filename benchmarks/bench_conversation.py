@@ -26,6 +26,7 @@ key now and then, tool results in JSON with URLs and IDs, and a system prompt.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import re
@@ -94,7 +95,9 @@ def links_reply(count: int = 36, seed: int = 3) -> str:
 
 
 def cpu(work: Callable[[], object], repeat: int = 1) -> float:
-    """CPU seconds of one call of `work` (averaged over `repeat` calls)."""
+    """CPU seconds of one call of `work` (averaged over `repeat` calls), after a full
+    collection: garbage left by the sample before is not this one's cost."""
+    gc.collect()
     start = time.process_time()
     for _ in range(repeat):
         work()
@@ -167,6 +170,9 @@ def main() -> None:
         take("wired: run + conversation", partial(run_with, Sanitizer(), [text], twenty))
         take("wired: typical run x40", partial(run_all, Sanitizer(), typical))
         take("wired: typical + conv. x40", partial(run_with, Sanitizer(), typical, twenty))
+        # A bot builds the Conversation once per turn and reuses it for the reply.
+        built = Conversation.from_messages(twenty)
+        take("wired: typical + built x40", partial(run_with, Sanitizer(), typical, built))
 
     print(f"reply: {len(text)} chars, {len(urls)} links; conversations: {list(sizes)}")
     typical_size = sum(map(len, typical)) // len(typical)
@@ -193,6 +199,7 @@ def main() -> None:
     for label, plain, wired in (
         ("4 KB reply, 36 links", "wired: run, 4 KB reply", "wired: run + conversation"),
         ("typical replies", "wired: typical run x40", "wired: typical + conv. x40"),
+        ("typical, one Conversation", "wired: typical run x40", "wired: typical + built x40"),
     ):
         shares = [b / a - 1 for a, b in zip(samples[plain], samples[wired], strict=True)]
         print(
@@ -217,7 +224,9 @@ def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
         sanitizer.run(text)
 
 
-def run_with(sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]]) -> None:
+def run_with(
+    sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]] | Conversation
+) -> None:
     readings._cache.clear()  # every URL new, as in the plain run
     for text in replies:
         sanitizer.run(text, conversation=messages)

@@ -34,6 +34,22 @@ from .beacons import LinkBeacons
 __all__ = ["Judge", "ReplyJudge"]
 
 
+# Reasons a URL copied from the conversation is dropped for all the same.
+_NOT_FROM_DATA = frozenset(
+    {
+        Reason.IMAGE_HOST_NOT_ALLOWED,
+        Reason.IMAGE_PORT_NOT_ALLOWED,
+        Reason.AMBIGUOUS_HOST,
+        Reason.RELATIVE_IMAGE,
+        Reason.DATA_IMAGE,
+        Reason.SCHEME_NOT_ALLOWED,
+        Reason.UNPARSEABLE_URL,
+        Reason.BLOCKED_HOST,
+        Reason.INVISIBLE_CHARACTERS,
+    }
+)
+
+
 class Judge(Protocol):
     """What a pass asks of a URL judge."""
 
@@ -77,12 +93,15 @@ class ReplyJudge:
         canaries = self.policy.canaries
         if canaries and find_canary(url, canaries):
             return _dropped(verdict, Reason.CANARY)
-        copied = self._copied(url)
-        if copied and verdict.action == "drop":
-            verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
+        # Whether the URL was copied is asked only where the answer changes the
+        # verdict: a drop for the data it seems to carry, or a piece of the chat in it.
         if verdict.action == "drop":
-            return verdict  # the conversation is not asked: it costs ~20 µs a URL
-        if not copied and (taint := self._taint(url)) is not None:
+            if not set(verdict.reasons) - _NOT_FROM_DATA or not self._copied(url):
+                return verdict  # the conversation is not asked: it costs ~20 µs a URL
+            verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
+            if verdict.action == "drop":
+                return verdict
+        elif (taint := self._taint(url)) is not None and not self._copied(url):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
         if role is Role.LINK and self._unseen_host(url):
