@@ -38,7 +38,7 @@ from pathlib import Path
 
 from corpus import LINKS, WORDS, corpus, reply
 from rendersafe import Sanitizer
-from rendersafe.conversation import Conversation, readings
+from rendersafe.conversation import Conversation, core, index, readings
 from rendersafe.urls.parse import ParsedUrl, parse_url
 
 ROOT = Path(__file__).parent.parent
@@ -105,6 +105,7 @@ def cpu(work: Callable[[], object], repeat: int = 1) -> float:
 
 
 def build(messages: list[dict[str, object]]) -> Conversation:
+    cold()
     built = Conversation.from_messages(messages)
     built.has_url("https://example.com/")
     built.taint(parse_url("https://example.com/"))
@@ -121,7 +122,7 @@ def reply_urls(text: str) -> list[ParsedUrl]:
 
 def added_cost(messages: list[dict[str, object]], urls: list[ParsedUrl]) -> None:
     """What the sanitiser would add for one reply: build, then judge each URL."""
-    readings._cache.clear()  # every URL new, as in a new reply
+    cold()  # every URL new, as in a new reply; no message seen before
     built = Conversation.from_messages(messages)
     tracker = built.tracker()
     for url in urls:
@@ -170,9 +171,9 @@ def main() -> None:
         take("wired: run + conversation", partial(run_with, Sanitizer(), [text], twenty))
         take("wired: typical run x40", partial(run_all, Sanitizer(), typical))
         take("wired: typical + conv. x40", partial(run_with, Sanitizer(), typical, twenty))
-        # A bot builds the Conversation once per turn and reuses it for the reply.
-        built = Conversation.from_messages(twenty)
-        take("wired: typical + built x40", partial(run_with, Sanitizer(), typical, built))
+        # One chat: the history grows, its older messages seen by earlier turns.
+        take("wired: chat run x40", partial(run_plain_chat, Sanitizer(), typical))
+        take("wired: chat + history x40", partial(run_chat, Sanitizer(), typical, twenty))
 
     print(f"reply: {len(text)} chars, {len(urls)} links; conversations: {list(sizes)}")
     typical_size = sum(map(len, typical)) // len(typical)
@@ -199,7 +200,7 @@ def main() -> None:
     for label, plain, wired in (
         ("4 KB reply, 36 links", "wired: run, 4 KB reply", "wired: run + conversation"),
         ("typical replies", "wired: typical run x40", "wired: typical + conv. x40"),
-        ("typical, one Conversation", "wired: typical run x40", "wired: typical + built x40"),
+        ("one chat's turns", "wired: chat run x40", "wired: chat + history x40"),
     ):
         shares = [b / a - 1 for a, b in zip(samples[plain], samples[wired], strict=True)]
         print(
@@ -207,6 +208,13 @@ def main() -> None:
             f"median +{statistics.median(shares) * 100:.1f} %"
             f"  ({min(shares) * 100:.1f}-{max(shares) * 100:.1f}; target <= 10 %)"
         )
+
+
+def cold() -> None:
+    """Forget every URL and message seen: what a new chat's first reply meets."""
+    readings._cache.clear()
+    index._pieces.cache_clear()
+    core._RECENT.clear()
 
 
 def cold_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
@@ -227,9 +235,34 @@ def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
 def run_with(
     sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]] | Conversation
 ) -> None:
-    readings._cache.clear()  # every URL new, as in the plain run
+    """Each reply of a new chat: caches cold for every one."""
     for text in replies:
+        cold()
         sanitizer.run(text, conversation=messages)
+
+
+def run_chat(sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]]) -> None:
+    """The replies as the turns of one chat: each sanitised with the history before it,
+    a 20 KB window (the oldest turns leave as new ones come; the system prompt stays)."""
+    cold()
+    history = list(messages)
+    for turn, text in enumerate(replies):
+        history.append({"role": "user", "content": f"And question {turn}?"})
+        sanitizer.run(text, conversation=history)
+        history.append({"role": "assistant", "content": text})
+        while sum(len(str(m["content"])) for m in history) > 20_000:
+            del history[1]
+
+
+def run_plain_chat(sanitizer: Sanitizer, replies: list[str]) -> None:
+    """`run_chat`'s work without the conversation (the window kept all the same)."""
+    history: list[dict[str, object]] = []
+    for turn, text in enumerate(replies):
+        history.append({"role": "user", "content": f"And question {turn}?"})
+        sanitizer.run(text)
+        history.append({"role": "assistant", "content": text})
+        while sum(len(str(m["content"])) for m in history) > 20_000:
+            del history[1]
 
 
 def added_all(messages: list[dict[str, object]], urls: list[list[ParsedUrl]]) -> None:

@@ -184,6 +184,12 @@ def conversation_request(kilobytes: int) -> bytes:
     return json.dumps({"model": "m", "stream": True, "messages": messages}).encode()
 
 
+def chat_of(request: bytes, number: int) -> bytes:
+    """`request` with one more user message, naming chat `number`."""
+    turn = json.dumps({"role": "user", "content": f"This is chat {number}."}).encode()
+    return request[: request.rindex(b"]")] + b", " + turn + request[request.rindex(b"]") :]
+
+
 async def fetch(
     client: httpx.AsyncClient,
     path: str,
@@ -217,9 +223,14 @@ async def load(
     *,
     request: bytes | None = None,
 ) -> Round:
-    """All streams at once on `path`; the server's CPU and the wall time they took."""
+    """All streams at once on `path`; the server's CPU and the wall time they took.
+    With a `request`, each stream POSTs its own chat (the request with the stream's
+    number appended), as separate users do: no conversation is built only once."""
+    bodies = [None if request is None else chat_of(request, i) for i in range(streams)]
     cpu, wall = server_cpu(pid), time.perf_counter()
-    await asyncio.gather(*(fetch(client, path, i, tokens, request=request) for i in range(streams)))
+    await asyncio.gather(
+        *(fetch(client, path, i, tokens, request=bodies[i]) for i in range(streams))
+    )
     return Round(server_cpu(pid) - cpu, time.perf_counter() - wall)
 
 

@@ -40,7 +40,10 @@ class Thresholds(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     min_encoded_chars: int = Field(
-        20, ge=8, description="Shortest base64/hex run that is decoded and inspected."
+        20,
+        ge=8,
+        description="Shortest base64/hex/base32 run that is decoded and inspected "
+        "(runs from 16 characters are decoded when this is higher).",
     )
     min_decoded_bytes: int = Field(
         12, ge=4, description="Decoded runs shorter than this are ignored."
@@ -67,7 +70,10 @@ class Thresholds(BaseModel):
         4.5, gt=0, le=8, description="Shannon entropy (bits/char) that marks a random token."
     )
     subdomain_label_chars: int = Field(
-        24, ge=8, description="Subdomain labels this long are checked for encoded data."
+        24,
+        ge=8,
+        description="Subdomain labels this long are checked for randomness (labels "
+        "from 20 characters, alone or joined, are decoded for encoded data).",
     )
     max_url_chars: int = Field(
         1024, ge=64, description="A link longer than this is treated as carrying data."

@@ -14,6 +14,8 @@ every reply and stream that follows it.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -28,6 +30,14 @@ from .seen import SeenHosts, SeenUrls
 from .tracker import ReplyTaint
 
 __all__ = ["Conversation", "ConversationLike", "Taint"]
+
+# The conversations built last, by their messages: a bot that passes the same
+# history for every reply, or a stream and its citations, build its indexes once.
+# A Conversation never changes once built (its indexes are built once, on demand),
+# so one may serve several replies and threads.
+_MAX_RECENT = 16
+_RECENT: OrderedDict[tuple[object, ...], Conversation] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
 
 _ADDRESS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 
@@ -100,8 +110,18 @@ class Conversation:
         strings); raises TypeError only when `messages` is neither a string nor an
         iterable. `canaries` found in the text are reported as kind "canary"."""
         read, own, truncated = read_messages(messages, max_chars)
-        conversation = cls(read, truncated=truncated, canaries=canaries)
+        key = (read, own, truncated, tuple(canaries))
+        with _RECENT_LOCK:
+            conversation = _RECENT.get(key)
+            if conversation is not None:
+                _RECENT.move_to_end(key)
+                return conversation
+        conversation = cls(read, truncated=truncated, canaries=key[3])
         conversation._own = own
+        with _RECENT_LOCK:
+            _RECENT[key] = conversation
+            if len(_RECENT) > _MAX_RECENT:
+                _RECENT.popitem(last=False)
         return conversation
 
     @classmethod

@@ -48,10 +48,11 @@ class Entry:
 class Corpus:
     """The messages' text as one UTF-8 string, where each message starts, its URLs."""
 
-    __slots__ = ("_ends", "_hosts", "authorities", "starts", "text", "url_spans")
+    __slots__ = ("_ends", "_hosts", "authorities", "chunks", "starts", "text", "url_spans")
 
     def __init__(self, messages: Sequence[Message]) -> None:
         encoded = [m.text.encode("utf-8", "surrogatepass") for m in messages]
+        self.chunks = encoded
         self.text = b"\n".join(encoded)
         self.starts: list[int] = []
         offset = 0
@@ -74,6 +75,14 @@ class Corpus:
                 self.authorities.append(authority)
         self._ends = [end for _, end in self.url_spans]
         self._hosts: list[str] | None = None
+
+    def pieces(self, canaries: tuple[str, ...]) -> list[Hit]:
+        """Every candidate piece of the text, message by message: a chat's history is
+        sent again with every request, so each message's pieces are found once."""
+        hits: list[Hit] = []
+        for start, chunk in zip(self.starts, self.chunks, strict=True):
+            hits += [(k, kind, a + start, b + start) for k, kind, a, b in _pieces(chunk, canaries)]
+        return hits
 
     def message_at(self, offset: int) -> int:
         """The position of the message that holds byte `offset` of the text."""
@@ -101,6 +110,12 @@ class Corpus:
         return self.hosts()[bisect.bisect_left(self.url_spans, span)]
 
 
+@functools.lru_cache(maxsize=4096)
+def _pieces(chunk: bytes, canaries: tuple[str, ...]) -> tuple[Hit, ...]:
+    """The candidate pieces of one message's text (offsets in it)."""
+    return tuple(find_pieces(chunk, canaries))
+
+
 class PieceIndex:
     """The pieces of one conversation, by key. Building only records where each key
     occurs; what it is, and whether it was seen outside URLs, is resolved for the few
@@ -111,7 +126,7 @@ class PieceIndex:
     def __init__(self, corpus: Corpus, canaries: Sequence[str]) -> None:
         self._corpus = corpus
         occurrences: dict[bytes, list[Hit]] = {}
-        for hit in find_pieces(corpus.text, canaries):
+        for hit in corpus.pieces(tuple(canaries)):
             found = occurrences.get(hit[0])
             if found is None:
                 occurrences[hit[0]] = [hit]
