@@ -95,13 +95,17 @@ class ReplyJudge:
             return _dropped(verdict, Reason.CANARY)
         # Whether the URL was copied is asked only where the answer changes the
         # verdict: a drop for the data it seems to carry, or a piece of the chat in it.
-        if verdict.action == "drop":
-            if not set(verdict.reasons) - _NOT_FROM_DATA or not self._copied(url):
-                return verdict  # the conversation is not asked: it costs ~20 µs a URL
-            verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
-            if verdict.action == "drop":
-                return verdict
-        elif (taint := self._taint(url)) is not None and not self._copied(url):
+        if verdict.action != "drop":
+            return self._in_reply(verdict, role)
+        if not set(verdict.reasons) - _NOT_FROM_DATA or not self._copied(url):
+            return verdict  # the conversation is not asked: it costs ~20 µs a URL
+        verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
+        return verdict if verdict.action == "drop" else self._in_reply(verdict, role, copied=True)
+
+    def _in_reply(self, verdict: Verdict, role: Role, *, copied: bool = False) -> Verdict:
+        """A URL the policy keeps, judged with the conversation and the reply so far."""
+        url = verdict.url
+        if not copied and (taint := self._taint(url)) is not None and not self._copied(url):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
         if role is Role.LINK and self._unseen_host(url):
