@@ -59,19 +59,13 @@ class Corpus:
         for chunk in encoded:
             self.starts.append(offset)
             offset += len(chunk) + 1
-        found = [(m.span(), m.group(1)) for m in _HTTP.finditer(self.text)]
-        # `www.` and `ftp://` URLs of their own: only when the text has more of them than
-        # the http(s) URLs account for (a count is cheap, a scan is not).
-        inside = sum(1 for _, authority in found if authority.startswith(b"www."))
-        if self.text.count(b"www.") > inside or b"ftp://" in self.text:
-            for pattern in (_WWW, _FTP):
-                found += [(m.span(), m.group(1)) for m in pattern.finditer(self.text)]
-            found.sort()
+        # A URL never spans two messages (none holds white space): each message's
+        # URLs are found once per process, as its pieces are.
         self.url_spans: list[tuple[int, int]] = []
         self.authorities: list[bytes] = []  # of each URL (userinfo, host, port)
-        for span, authority in found:
-            if not self.url_spans or span[0] >= self.url_spans[-1][1]:  # www. inside https://
-                self.url_spans.append(span)
+        for start, chunk in zip(self.starts, encoded, strict=True):
+            for (a, b), authority in _urls(chunk):
+                self.url_spans.append((a + start, b + start))
                 self.authorities.append(authority)
         self._ends = [end for _, end in self.url_spans]
         self._hosts: list[str] | None = None
@@ -108,6 +102,24 @@ class Corpus:
     def host_at(self, span: tuple[int, int]) -> str:
         """The host of the URL at `span`."""
         return self.hosts()[bisect.bisect_left(self.url_spans, span)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _urls(text: bytes) -> tuple[tuple[tuple[int, int], bytes], ...]:
+    """The URLs written in one message's text: their spans and authorities, in order."""
+    found = [(m.span(), m.group(1)) for m in _HTTP.finditer(text)]
+    # `www.` and `ftp://` URLs of their own: only when the text has more of them than
+    # the http(s) URLs account for (a count is cheap, a scan is not).
+    inside = sum(1 for _, authority in found if authority.startswith(b"www."))
+    if text.count(b"www.") > inside or b"ftp://" in text:
+        for pattern in (_WWW, _FTP):
+            found += [(m.span(), m.group(1)) for m in pattern.finditer(text)]
+        found.sort()
+    kept: list[tuple[tuple[int, int], bytes]] = []
+    for span, authority in found:
+        if not kept or span[0] >= kept[-1][0][1]:  # www. inside https://
+            kept.append((span, authority))
+    return tuple(kept)
 
 
 @functools.lru_cache(maxsize=4096)
