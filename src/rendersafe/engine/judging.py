@@ -27,7 +27,7 @@ from typing import Protocol
 from ..conversation import Conversation, ReplyTaint, Taint, find_canary
 from ..findings import Reason
 from ..policy import Policy
-from ..urls import ParsedUrl, Role, UrlJudge, Verdict, parse_url
+from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
 from .beacons import LinkBeacons
 
@@ -122,7 +122,8 @@ class ReplyJudge:
         """The piece of the conversation `url` carries, if it counts here."""
         if self._tracker is None or self.urls.trusts(url):
             return None
-        taint = self._tracker.check(_without_own_address(url, self.conversation))
+        # A `mailto:` to the user's own address is read without it (`Conversation.readings`).
+        taint = self._tracker.check(url)
         if taint is None or (taint.kind == "prose" and self._prose_expected(url)):
             return None
         return taint
@@ -139,17 +140,6 @@ class ReplyJudge:
         if self.urls.trusts(url) or self.urls.allows_image_host(url):
             return False
         return self.conversation is None or not self.conversation.has_host(url.host)
-
-
-def _without_own_address(url: ParsedUrl, conversation: Conversation | None) -> ParsedUrl:
-    """A `mailto:` URL to an address the user wrote, without that address: writing
-    to yourself leaks nothing; its subject, body and other recipients still count."""
-    if url.scheme != "mailto" or url.parts is None or conversation is None:
-        return url
-    address, _, query = (url.href or "")[len("mailto:") :].partition("?")
-    if not conversation.owns_address(address):
-        return url
-    return parse_url(f"mailto:?{query}")
 
 
 def _dropped(verdict: Verdict, reason: Reason) -> Verdict:
