@@ -22,12 +22,13 @@ A URL seen again is no new channel use: the browser fetches it once.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from urllib.parse import parse_qsl
 
 from ..urls import ParsedUrl
 from ..urls.parse import UrlParts
 
-__all__ = ["LinkBeacons", "image_shape", "link_shapes", "sent_href"]
+__all__ = ["LinkBeacons", "image_shape", "link_shapes", "sent_href", "within"]
 
 # One character (not a digit), and an extension a server ignores (`a.png`).
 _ONE_CHARACTER = re.compile(r"[^./0-9](?:\.[A-Za-z0-9]{1,5})?")
@@ -44,20 +45,24 @@ class LinkBeacons:
     def __init__(self, per_shape: int) -> None:
         self.per_shape = per_shape
         self._seen: dict[str, set[str]] = {}
-        self._kept: set[str] = set()
 
     def admits(self, url: ParsedUrl) -> bool:
         """Whether the link `url` stays within its channels' few uses (and counts it)."""
         href, parts = sent_href(url), url.parts
-        if href is None or parts is None or href in self._kept:
+        if href is None or parts is None:
             return True
         used = [self._seen.setdefault(shape, set()) for shape in link_shapes(parts)]
-        if any(len(urls) >= self.per_shape for urls in used):
+        if not all(within(urls, href, self.per_shape) for urls in used):
             return False
         for urls in used:
             urls.add(href)
-        self._kept.add(href)
         return True
+
+
+def within(kept: Collection[str], href: str, per_shape: int) -> bool:
+    """May `href` join a channel that has had the URLs `kept`? One of them again is
+    no new use (the browser fetched it once); a new one, only below `per_shape`."""
+    return href in kept or len(kept) < per_shape
 
 
 def sent_href(url: ParsedUrl) -> str | None:
@@ -68,11 +73,13 @@ def sent_href(url: ParsedUrl) -> str | None:
 
 
 def image_shape(parts: UrlParts) -> str:
+    """An image's channel: its origin, its number of path segments, its query names."""
     names = sorted({name for name, _value in parse_qsl(parts.query, keep_blank_values=True)})
     return f"{parts.host}:{parts.port}|{parts.path.count('/')}|{'&'.join(names)}"
 
 
 def link_shapes(parts: UrlParts) -> list[str]:
+    """A link's channels: its URL with each one-character component left out."""
     origin = f"{parts.host}:{parts.port}"
     segments = parts.path.split("/")
     pairs = parse_qsl(parts.query, keep_blank_values=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..findings import Action, Construct, Reason
 from ..urls import Role, UrlJudge, Verdict
-from .beacons import image_shape, sent_href
+from .beacons import image_shape, sent_href, within
 from .carry import NO_CHANNELS, Carry, Delta, LenientDefinition
 from .edits import Edit, Keep
 from .judging import Judge, ReplyJudge
@@ -231,11 +231,10 @@ class Pass:
             return True
         shape = image_shape(verdict.url.parts)
         kept = self.image_channels.get(shape) or ()
-        if href in kept:
-            return True  # fetched once: no new use of the channel
-        if len(kept) >= self.policy.max_beacon_images:
+        if not within(kept, href, self.policy.max_beacon_images):
             return False
-        self.image_channels = self.image_channels.grown({shape: (href,)})
+        if href not in kept:
+            self.image_channels = self.image_channels.grown({shape: (href,)})
         return True
 
     def image_parts(self, alt: Keep | None) -> tuple[str | Keep, ...]:
