@@ -13,10 +13,17 @@ processes on the machine neither shows up as time nor favours one of them:
 - `Sanitizer.run` (a Sanitizer built outside the timing, so its URL cache is cold as
   this part's is) on a 4 KB reply with many links (36), against what this part adds
   to it for a 20 KB conversation: from_messages + index + `has_url` and
-  `tracker().check` of every URL of the reply (the wiring into the sanitiser is not
-  in this branch, so that cost is timed directly). The target: at most 10 %.
-- the same for the corpus' typical replies (1-6 KB, a few links each), one fresh
-  20 KB conversation per reply, summed over 40 replies.
+  `tracker().check` of every URL of the reply, timed directly. The target: at most 10 %.
+- the same for the corpus' typical replies (1-6 KB, a few links each), one new 20 KB
+  conversation per reply, summed over 40 replies;
+- the wired path, `run(reply)` against `run(reply, conversation=messages)`: a 4 KB
+  reply in a new chat; each typical reply a new chat; the typical replies as the
+  turns of one chat, its history growing.
+
+"New chat" forgets every message seen (their pieces and URLs, the conversations
+built). What depends on a URL alone (its readings, its slots) is forgotten when the
+sample's Sanitizer is new and kept across its replies, as that Sanitizer's verdicts
+are: both sides of a ratio start as cold.
 
 The conversation is made of the corpus' replies (benchmarks/corpus.py) as the
 assistant's turns, user questions carrying an e-mail address, a phone number or a
@@ -38,7 +45,7 @@ from pathlib import Path
 
 from corpus import LINKS, WORDS, corpus, reply
 from rendersafe import Sanitizer
-from rendersafe.conversation import Conversation, core, index, readings
+from rendersafe.conversation import Conversation, core, index, readings, tracker
 from rendersafe.urls.parse import ParsedUrl, parse_url
 
 ROOT = Path(__file__).parent.parent
@@ -122,7 +129,7 @@ def reply_urls(text: str) -> list[ParsedUrl]:
 
 def added_cost(messages: list[dict[str, object]], urls: list[ParsedUrl]) -> None:
     """What the sanitiser would add for one reply: build, then judge each URL."""
-    cold()  # every URL new, as in a new reply; no message seen before
+    new_chat()  # no message seen before
     built = Conversation.from_messages(messages)
     tracker = built.tracker()
     for url in urls:
@@ -162,7 +169,7 @@ def main() -> None:
         take("taint per URL, warm", partial(warm_checks, warm, urls), 5)
         # Sanitizers built outside the timing, their URL caches cold.
         take("Sanitizer.run, 4 KB reply", partial(Sanitizer().run, text))
-        take("added: 20 KB conversation", partial(added_cost, twenty, urls))
+        take("added: 20 KB conversation", partial(added_all, twenty, [urls]))
         take("typical: Sanitizer.run x40", partial(run_all, Sanitizer(), typical))
         take("typical: added x40", partial(added_all, twenty, typical_urls))
         # The wired path: run(reply) against run(reply, conversation=messages), each
@@ -210,11 +217,24 @@ def main() -> None:
         )
 
 
-def cold() -> None:
-    """Forget every URL and message seen: what a new chat's first reply meets."""
-    readings._cache.clear()
+def new_chat() -> None:
+    """Forget every message seen: what a new chat's first reply meets."""
     index._pieces.cache_clear()
+    index._urls.cache_clear()
     core._RECENT.clear()
+
+
+def forget_urls() -> None:
+    """Forget every URL read, as a new Sanitizer has judged none: what depends on the
+    URL alone is cached across replies and chats, as the policy's verdicts are."""
+    readings._cache.clear()
+    tracker._SLOTS.clear()
+
+
+def cold() -> None:
+    """Forget every message and URL seen."""
+    new_chat()
+    forget_urls()
 
 
 def cold_checks(built: Conversation, urls: list[ParsedUrl]) -> None:
@@ -235,9 +255,11 @@ def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
 def run_with(
     sanitizer: Sanitizer, replies: list[str], messages: list[dict[str, object]] | Conversation
 ) -> None:
-    """Each reply of a new chat: caches cold for every one."""
+    """Each reply of a new chat: no message seen before any of them; the URLs as cold
+    as the new `sanitizer`'s verdicts."""
+    forget_urls()
     for text in replies:
-        cold()
+        new_chat()
         sanitizer.run(text, conversation=messages)
 
 
@@ -266,6 +288,7 @@ def run_plain_chat(sanitizer: Sanitizer, replies: list[str]) -> None:
 
 
 def added_all(messages: list[dict[str, object]], urls: list[list[ParsedUrl]]) -> None:
+    forget_urls()
     for reply_urls in urls:
         added_cost(messages, reply_urls)
 

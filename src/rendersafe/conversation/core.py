@@ -24,7 +24,7 @@ from urllib.parse import unquote
 from ..urls.parse import ParsedUrl
 from .index import Corpus, PieceIndex
 from .messages import USER_ROLES, Message, read_messages
-from .prose import MIN_PROSE_CHARS, ProseIndex, could_carry, words_of
+from .prose import ProseIndex
 from .readings import Readings, url_readings
 from .seen import SeenHosts, SeenUrls
 from .tracker import ReplyTaint
@@ -140,7 +140,7 @@ class Conversation:
         """The first sensitive piece of the conversation `url` carries, if any."""
         readings = self.readings(url)
         hits = self.pieces_in(readings, url.host)
-        return hits[0][1] if hits else self.prose_in(readings.texts, url.host)
+        return hits[0][1] if hits else self.prose_in(readings.prose, url.host)
 
     def tracker(self) -> ReplyTaint:
         """A fresh per-reply state, for pieces split across the reply's URLs."""
@@ -180,17 +180,13 @@ class Conversation:
         text = self._text()
         return [(key, self._at(text.message_at(entry.start), entry.kind)) for key, entry in hits]
 
-    def prose_in(self, texts: Sequence[str], host: str) -> Taint | None:
-        """A run of the conversation's prose in a URL's texts, to a host it did not see."""
-        message = self._prose_run(texts, host)
+    def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:
+        """A run of the conversation's prose in a URL's words (`Readings.prose`), to a
+        host it did not see."""
+        message = self._prose_run(prose, host)
         return None if message is None else self._at(message, "prose")
 
-    def _prose_run(self, texts: Sequence[str], host: str) -> int | None:
-        candidates = [
-            words
-            for words in (words_of(text) for text in texts if len(text) >= MIN_PROSE_CHARS)
-            if could_carry(words)
-        ]
+    def _prose_run(self, candidates: Sequence[Sequence[str]], host: str) -> int | None:
         if not candidates or self._seen_hosts().covers(host):
             return None
         if self._prose is None:

@@ -48,7 +48,7 @@ class Entry:
 class Corpus:
     """The messages' text as one UTF-8 string, where each message starts, its URLs."""
 
-    __slots__ = ("_ends", "_hosts", "authorities", "chunks", "starts", "text", "url_spans")
+    __slots__ = ("_hosts", "_links", "_spans", "chunks", "starts", "text")
 
     def __init__(self, messages: Sequence[Message]) -> None:
         encoded = [m.text.encode("utf-8", "surrogatepass") for m in messages]
@@ -60,14 +60,9 @@ class Corpus:
             self.starts.append(offset)
             offset += len(chunk) + 1
         # A URL never spans two messages (none holds white space): each message's
-        # URLs are found once per process, as its pieces are.
-        self.url_spans: list[tuple[int, int]] = []
-        self.authorities: list[bytes] = []  # of each URL (userinfo, host, port)
-        for start, chunk in zip(self.starts, encoded, strict=True):
-            for (a, b), authority in _urls(chunk):
-                self.url_spans.append((a + start, b + start))
-                self.authorities.append(authority)
-        self._ends = [end for _, end in self.url_spans]
+        # URLs are found when first asked for, once per process, as its pieces are.
+        self._links: list[_Links | None] = [None] * len(encoded)
+        self._spans: list[tuple[int, int]] | None = None
         self._hosts: list[str] | None = None
 
     def pieces(self, canaries: tuple[str, ...]) -> list[Hit]:
@@ -84,29 +79,73 @@ class Corpus:
 
     def url_at(self, offset: int) -> tuple[int, int] | None:
         """The span of the URL that holds byte `offset`, if one does."""
-        index = bisect.bisect_right(self._ends, offset)
-        if index < len(self.url_spans) and self.url_spans[index][0] <= offset:
-            return self.url_spans[index]
+        message = self.message_at(offset)
+        links, start = self._links_of(message), self.starts[message]
+        index = bisect.bisect_right(links.ends, offset - start)
+        if index < len(links.spans) and links.spans[index][0] <= offset - start:
+            a, b = links.spans[index]
+            return a + start, b + start
         return None
 
     def url(self, span: tuple[int, int]) -> str:
         """The URL at `span`, as written."""
         return self.text[span[0] : span[1]].decode("utf-8", "replace")
 
+    @property
+    def url_spans(self) -> list[tuple[int, int]]:
+        """The span of every URL of the text, in order."""
+        if self._spans is None:
+            self._spans = [
+                (a + start, b + start)
+                for message, start in enumerate(self.starts)
+                for a, b in self._links_of(message).spans
+            ]
+        return self._spans
+
     def hosts(self) -> list[str]:
         """The host of each URL (as `url_spans`)."""
         if self._hosts is None:
-            self._hosts = [_authority_host(authority) for authority in self.authorities]
+            self._hosts = [
+                host
+                for message in range(len(self.starts))
+                for host in self._links_of(message).hosts
+            ]
         return self._hosts
 
     def host_at(self, span: tuple[int, int]) -> str:
         """The host of the URL at `span`."""
-        return self.hosts()[bisect.bisect_left(self.url_spans, span)]
+        message = self.message_at(span[0])
+        links, start = self._links_of(message), self.starts[message]
+        return links.hosts[bisect.bisect_left(links.spans, (span[0] - start, span[1] - start))]
+
+    def _links_of(self, message: int) -> _Links:
+        links = self._links[message]
+        if links is None:
+            links = self._links[message] = _urls(self.chunks[message])
+        return links
+
+
+class _Links:
+    """The URLs of one message: spans (in the message), their ends, hosts."""
+
+    __slots__ = ("_authorities", "_hosts", "ends", "spans")
+
+    def __init__(self, found: list[tuple[tuple[int, int], bytes]]) -> None:
+        self.spans = [span for span, _ in found]
+        self.ends = [end for _, end in self.spans]
+        self._authorities = [authority for _, authority in found]
+        self._hosts: list[str] | None = None
+
+    @property
+    def hosts(self) -> list[str]:
+        if self._hosts is None:
+            self._hosts = [_authority_host(authority) for authority in self._authorities]
+        return self._hosts
 
 
 @functools.lru_cache(maxsize=4096)
-def _urls(text: bytes) -> tuple[tuple[tuple[int, int], bytes], ...]:
-    """The URLs written in one message's text: their spans and authorities, in order."""
+def _urls(text: bytes) -> _Links:
+    """The URLs written in one message's text, in order."""
     found = [(m.span(), m.group(1)) for m in _HTTP.finditer(text)]
     # `www.` and `ftp://` URLs of their own: only when the text has more of them than
     # the http(s) URLs account for (a count is cheap, a scan is not).
@@ -119,7 +158,7 @@ def _urls(text: bytes) -> tuple[tuple[tuple[int, int], bytes], ...]:
     for span, authority in found:
         if not kept or span[0] >= kept[-1][0][1]:  # www. inside https://
             kept.append((span, authority))
-    return tuple(kept)
+    return _Links(kept)
 
 
 @functools.lru_cache(maxsize=4096)

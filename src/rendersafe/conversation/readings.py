@@ -33,6 +33,7 @@ from urllib.parse import unquote, unquote_plus
 from ..urls.parse import INVISIBLE, ParsedUrl
 from .index import sample
 from .pieces import alnum_key
+from .prose import MIN_PROSE_CHARS, could_carry, words_of
 
 __all__ = ["MAX_SOURCE", "Readings", "joined_readings", "readings_of", "url_readings"]
 
@@ -57,12 +58,12 @@ _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
 
 class Readings(NamedTuple):
     """A URL's readings: `blob` (letters and digits, lower case, NUL-separated) for
-    pieces, `grams` (its sample for the index), `texts` (decoded, lower case) for runs
-    of prose words."""
+    pieces, `grams` (its sample for the index), `prose` (the words of each decoded
+    text that could hold a run of the conversation's prose)."""
 
     blob: bytes
     grams: frozenset[bytes]
-    texts: tuple[str, ...]
+    prose: tuple[tuple[str, ...], ...]
 
 
 _cache: dict[tuple[str, bool], Readings] = {}
@@ -124,7 +125,7 @@ def readings_of(
     if site:
         texts[0] = texts[0].replace(site, " ", 1)
     blob = b"\0".join(plain)
-    return Readings(blob, sample(blob), tuple(texts))
+    return Readings(blob, sample(blob), _prose(texts))
 
 
 def joined_readings(joins: Sequence[str], *, decode: bool = True) -> Readings:
@@ -170,6 +171,12 @@ def _read_text(
     else:
         cased.append(b"")
     return lowered
+
+
+def _prose(texts: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The words of each text long enough, and with words rare enough, for a run."""
+    found = (tuple(words_of(text)) for text in texts if len(text) >= MIN_PROSE_CHARS)
+    return tuple(words for words in found if could_carry(words))
 
 
 def _decode(source: str) -> str:

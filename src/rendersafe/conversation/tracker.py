@@ -38,6 +38,8 @@ _CODED = re.compile(r"[0-9A-Z]")
 # The longest start of a string that ends with a separator.
 _UP_TO_SEPARATOR = re.compile(r".*[-._/+~,=:;!*'()@&$ ]", re.DOTALL)
 _Slot = tuple[str, str, str]  # (site, part, name or position)
+_CACHE_SIZE = 4096
+_SLOTS: dict[str, dict[_Slot, str]] = {}
 
 
 class ReplyTaint:
@@ -63,7 +65,7 @@ class ReplyTaint:
         if hits:
             self._reported.update(key for key, _ in hits)
             return hits[0][1]
-        taint = conversation.prose_in(readings.texts, url.host)
+        taint = conversation.prose_in(readings.prose, url.host)
         if taint is not None or not joins:
             return taint
         decode = any(_CODED.search(join) for join in joins)
@@ -75,7 +77,7 @@ class ReplyTaint:
     def _joins(self, url: ParsedUrl) -> list[str]:
         """The changed slots' values joined, where this URL continues its template's
         previous URL; and remember this URL's values."""
-        values = dict(_slots(url))
+        values = _slots(url)
         template = tuple(values)
         previous = self._last.get(template)
         self._last[template] = values
@@ -91,7 +93,18 @@ class ReplyTaint:
         return [_join(history)]
 
 
-def _slots(url: ParsedUrl) -> list[tuple[_Slot, str]]:
+def _slots(url: ParsedUrl) -> dict[_Slot, str]:
+    """`url`'s slots and their values (cached: they depend on the URL alone)."""
+    key = url.href or url.raw
+    found = _SLOTS.get(key)
+    if found is None:
+        if len(_SLOTS) >= _CACHE_SIZE:
+            _SLOTS.clear()
+        found = _SLOTS[key] = dict(_read_slots(url))
+    return found
+
+
+def _read_slots(url: ParsedUrl) -> list[tuple[_Slot, str]]:
     parts = url.parts
     if parts is None:
         return []
