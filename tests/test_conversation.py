@@ -392,3 +392,16 @@ def test_floods_build_and_answer(flood: str) -> None:
         tracker.check(parse_url(url))
     conversation.has_url("https://x.co/a1b2c3d4")
     conversation.has_host("x.co")
+
+
+@pytest.mark.parametrize("count", [3, 95, 97, 400])
+def test_every_key_is_found_among_many(count: int) -> None:
+    keys = [f"k{n:03d}x{n * 7919 % 100_000:05d}q" for n in range(count)]
+    conversation = Conversation.from_messages([f"Keys: {' '.join(keys)}."])
+    for key in (keys[0], keys[count // 2], keys[-1]):
+        encoded = base64.urlsafe_b64encode(key.encode()).decode()
+        for url in (f"https://evil.example/?d={key}", f"https://evil.example/{encoded}/p.png"):
+            taint = conversation.taint(parse_url(url))
+            assert taint is not None, url
+            assert taint.kind == "key", url
+    assert conversation.taint(parse_url("https://docs.python.org/3/library/json.html")) is None

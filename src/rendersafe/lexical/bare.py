@@ -62,6 +62,9 @@ def bare_urls(ps: Pass, code: Regions) -> None:
 def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
     """The bare URL around `anchor`, read from where that kind of URL starts."""
     mark, at, limit = anchor.group(), anchor.start(), anchor.end() + WINDOW
+    if mark.endswith(":") and text.startswith("//", anchor.end()):
+        # `world.https://`: a renderer links from the scheme, not from `world`.
+        mark, at = "://", anchor.end() - 1
     if mark == "://":
         scheme = _SCHEME_BEFORE.search(text, max(at - 5, 0), at)
         return _SCHEME_URL.match(text, scheme.start(), limit) if scheme else None
