@@ -405,3 +405,12 @@ def test_a_bad_setting_names_its_file_or_variable(tmp_path: Path) -> None:
         load_policy(path, environ={"RENDERSAFE_MAX_IMAGES": "-4"})
     with pytest.raises(PolicyError, match=r"RENDERSAFE_ALLOWED_IMAGE_HOSTS: .*JSON"):
         load_policy(environ={"RENDERSAFE_ALLOWED_IMAGE_HOSTS": "[not json"})
+
+
+@pytest.mark.parametrize("key", [12345678901234567890123456789012, ["0123456789abcdef" * 2]])
+def test_a_key_of_the_wrong_type_is_not_shown(key: object) -> None:
+    with pytest.raises(PolicyError) as info:
+        Policy(image_proxy={"url": "https://p.example/", "key": key})
+    assert info.value.field == "image_proxy.key"
+    assert "123456789" not in str(info.value)
+    assert "0123456789abcdef" not in str(info.value)

@@ -421,6 +421,8 @@ def _policy_error(exc: ValidationError, prefix: str = "") -> PolicyError:
     message = first["msg"]
     if first["type"] == "string_pattern_mismatch":
         message = "must be one line of text, without control characters"
+    if field.endswith(".key"):  # a secret, even a mistyped one, stays out of the message
+        return PolicyError(field, f"{message} (got a {type(first.get('input')).__name__})")
     # reprlib: the input may be huge or nested thousands deep.
     return PolicyError(field, f"{message} (got {_shown.repr(first.get('input'))})")
 
