@@ -96,6 +96,12 @@ def test_an_expired_url_does_not_verify() -> None:
     assert verified_target(BOUND, _query(href), context="alice", now=made + 661) is None
     old = proxy_url(BOUND, IMAGE, context="alice", now=made - 3600)
     assert verified_target(BOUND, _query(old), context="alice") is None
+    # An explicit expiry, even under a proxy without expires_in, is signed and checked.
+    soon = proxy_url(PLAIN, IMAGE, expires=int(made) + 30)
+    assert f"&exp={int(made) + 30}&" in soon
+    assert verified_target(PLAIN, _query(soon), now=made) == IMAGE
+    assert verified_target(PLAIN, _query(soon), now=made + 31) is None
+    assert verified_target(PLAIN, _query(soon).replace("&exp=", "&x="), now=made) is None
 
 
 @pytest.mark.parametrize(

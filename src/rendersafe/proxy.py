@@ -55,10 +55,16 @@ def expiry(proxy: ImageProxy, now: float | None = None) -> int | None:
 
 
 def proxy_url(
-    proxy: ImageProxy, url: str, *, context: str | None = None, now: float | None = None
+    proxy: ImageProxy,
+    url: str,
+    *,
+    context: str | None = None,
+    now: float | None = None,
+    expires: int | None = None,
 ) -> str:
-    """The proxied form of the (already normalised) image `url`, signed for `context`."""
-    expires = expiry(proxy, now)
+    """The proxied form of the (already normalised) image `url`, signed for `context`,
+    expiring at `expires` (Unix seconds) or else as the proxy's `expires_in` says."""
+    expires = expiry(proxy, now) if expires is None else expires
     signature = sign(proxy.key.get_secret_value(), url, context=context, expires=expires)
     query = f"{proxy.url_param}={quote(url, safe='')}"
     if expires is not None:
