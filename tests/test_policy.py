@@ -414,3 +414,11 @@ def test_a_key_of_the_wrong_type_is_not_shown(key: object) -> None:
     assert info.value.field == "image_proxy.key"
     assert "123456789" not in str(info.value)
     assert "0123456789abcdef" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["self", "data", "__class__"])
+def test_any_table_key_is_a_policy_error(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text(f"{name} = 1\n[image_proxy]\n{name} = 2\n")
+    with pytest.raises(PolicyError, match=str(path)):
+        policy_from_toml(path)
