@@ -208,7 +208,7 @@ def test_image_host_only_one_reading_allows_is_ambiguous() -> None:
 
 
 def test_ambiguous_image_goes_through_the_proxy_by_its_browser_href() -> None:
-    proxy = {"url": "https://chat.example.com/img", "key": "k" * 32}
+    proxy = {"url": "https://chat.example.com/img", "key": "0123456789abcdef" * 2}
     judge = UrlJudge(Policy(allowed_image_hosts=["cdn.example.com"], image_proxy=proxy))
     verdict = judge.judge("https://cdn.\uff45xample.com/x.png", Role.IMAGE)
     assert (verdict.action, verdict.url.href) == ("proxy", "https://cdn.example.com/x.png")

@@ -91,6 +91,14 @@ def _parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
     demo.add_argument("--port", type=int, default=8765)
     demo.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    demo.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests with this Host name (default: only 127.0.0.1, "
+        "localhost and [::1] on --port)",
+    )
     return parser
 
 
@@ -129,9 +137,10 @@ def _demo(args: argparse.Namespace, streams: _Streams) -> int:
     except ImportError:
         streams.err.write("rendersafe demo needs uvicorn: pip install 'rendersafe[demo]'\n")
         return EXIT_ERROR
-    from .demo import build_demo  # noqa: PLC0415  (starlette app, built only for the demo)
+    from .demo import LOCAL_HOSTS, build_demo  # noqa: PLC0415  (starlette, only for the demo)
 
-    app = build_demo(load_policy(args.policy))
+    hosts = [*LOCAL_HOSTS, *args.allow_host]
+    app = build_demo(load_policy(args.policy), hosts=hosts, port=args.port)
     streams.err.write(f"rendersafe demo on http://127.0.0.1:{args.port} (Ctrl-C to stop)\n")
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
     return EXIT_CLEAN

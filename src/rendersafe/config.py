@@ -6,14 +6,20 @@
 Precedence: defaults < TOML file < environment < keyword overrides. Lists in the
 environment are comma-separated or a JSON array; nested settings use `__`
 (`RENDERSAFE_THRESHOLDS__TEXT_WORDS=12`, `RENDERSAFE_IMAGE_PROXY__KEY=...`).
+
+Every error is a `PolicyError` naming the field and where it came from (the file or
+the variable). An unknown `RENDERSAFE_*` variable is a `UserWarning` naming the
+closest known one, not an error: it may belong to another tool or version.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +40,14 @@ POLICY_FILE_ENV = "RENDERSAFE_POLICY_FILE"
 AUDIT_KEY_ENV = "RENDERSAFE_AUDIT_KEY"  # keys the audit log's URL hashes
 # Settings of the process, not of the policy: ignored here.
 NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV})
-_NESTED = {"thresholds": Thresholds, "image_proxy": ImageProxy}
+_NESTED: dict[str, type[Thresholds] | type[ImageProxy]] = {
+    "thresholds": Thresholds,
+    "image_proxy": ImageProxy,
+}
+# A policy file is a few kilobytes; 100,000 hosts are about 3 MB. Past this it is a mistake.
+MAX_POLICY_FILE_BYTES = 32 * 1024 * 1024
+# A policy is three tables deep at most; tomllib recurses on nesting, so bound it first.
+MAX_NESTING = 64
 
 
 def load_policy(
@@ -51,65 +64,160 @@ def load_policy(
     env = os.environ if environ is None else environ
     path = path if path is not None else env.get(POLICY_FILE_ENV)
     data = _read_toml(Path(path)) if path else {}
-    _merge(data, _from_env(env))
+    from_env, names = _from_env(env)
+    _merge(data, from_env)
     _merge(data, overrides)
-    return Policy(**data)
+    where = _origin(Path(path) if path else None, names, overrides)
+    return _built(data, where)
 
 
 def policy_from_toml(path: str | Path) -> Policy:
     """The policy in a TOML file, ignoring the environment."""
-    return Policy(**_read_toml(Path(path)))
+    return _built(_read_toml(Path(path)), _origin(Path(path), {}, {}))
 
 
 def policy_from_env(environ: Mapping[str, str] | None = None) -> Policy:
     """The policy given by `RENDERSAFE_*` variables alone."""
-    return Policy(**_from_env(os.environ if environ is None else environ))
+    data, names = _from_env(os.environ if environ is None else environ)
+    return _built(data, _origin(None, names, {}))
+
+
+def _built(data: dict[str, Any], where: Callable[[str], str]) -> Policy:
+    """`Policy(**data)`, its error saying where the faulty setting came from."""
+    try:
+        return Policy(**data)
+    except PolicyError as exc:
+        message = str(exc).removeprefix(f"{exc.field}: ")
+        source = where(exc.field)
+        raise PolicyError(exc.field, f"{message} ({source})" if source else message) from None
+
+
+def _origin(
+    path: Path | None, names: Mapping[str, str], overrides: Mapping[str, Any]
+) -> Callable[[str], str]:
+    """Where a field's value came from: a variable, the file, or the caller ("")."""
+
+    def where(field: str) -> str:
+        top = field.partition(".")[0]
+        if top in overrides:
+            return ""
+        name = names.get(field) or names.get(top)
+        if name is not None:
+            return f"from ${name}"
+        return f"in {path}" if path is not None else ""
+
+    return where
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise PolicyError("policy file", f"{path} does not exist or is not a file")
     try:
+        if not path.is_file():
+            raise PolicyError("policy file", f"{path} does not exist or is not a file")
         with path.open("rb") as handle:
-            data = tomllib.load(handle)
+            raw = handle.read(MAX_POLICY_FILE_BYTES + 1)
+    except OSError as exc:
+        raise PolicyError("policy file", f"{path} cannot be read: {exc.strerror}") from None
+    if len(raw) > MAX_POLICY_FILE_BYTES:
+        raise PolicyError("policy file", f"{path} is larger than {MAX_POLICY_FILE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(
+            "policy file", f"{path} is not UTF-8 text (byte {exc.start}): is it a TOML file?"
+        ) from None
+    if text.count("[") + text.count("{") > MAX_NESTING and _nesting(text) > MAX_NESTING:
+        raise PolicyError("policy file", f"{path} nests deeper than {MAX_NESTING} levels")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError("policy file", f"{path} is not valid TOML: {exc}") from None
+    except RecursionError:  # a nesting _nesting did not count (e.g. in a multi-line string)
+        raise PolicyError("policy file", f"{path} nests too deep to read") from None
     return data.get("rendersafe", data) if isinstance(data.get("rendersafe"), dict) else data
 
 
-def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+def _nesting(text: str) -> int:
+    """The depth of TOML arrays and inline tables in `text`, outside strings and
+    comments (roughly: an escaped quote may end a string early)."""
+    depth = deepest = 0
+    quote = ""
+    escaped = comment = False
+    for char in text:
+        if comment:
+            comment = char != "\n"
+        elif quote:
+            if char == quote and not escaped:
+                quote = ""
+            escaped = char == "\\" and not escaped and quote == '"'
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            comment = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+def _from_env(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The settings the variables give, and the variable that gave each field."""
     data: dict[str, Any] = {}
+    names: dict[str, str] = {}
     for name, raw in env.items():
         if not name.startswith(ENV_PREFIX) or name in NOT_POLICY:
             continue
         path = name.removeprefix(ENV_PREFIX).lower().split("__")
         model = _model_for(name, path)
+        if model is None:
+            continue
         field = path[-1]
         annotation = str(model.model_fields[field].annotation)
         target = data
         for key in path[:-1]:
             target = target.setdefault(key, {})
-        target[field] = _env_value(raw, annotation)
-    return data
+        target[field] = _env_value(name, raw, annotation)
+        names[".".join(path)] = name
+    return data, names
 
 
-def _model_for(name: str, path: list[str]) -> type[Policy] | type[Thresholds] | type[ImageProxy]:
+def _model_for(
+    name: str, path: list[str]
+) -> type[Policy] | type[Thresholds] | type[ImageProxy] | None:
+    """The model holding the variable's field; None (and a warning) for an unknown one."""
     model: Any = Policy
     for key in path[:-1]:
         model = _NESTED.get(key)
         if model is None:
             break
     if model is None or len(path) > 2 or path[-1] not in model.model_fields:
-        known = ", ".join(sorted(ENV_PREFIX + f.upper() for f in Policy.model_fields))
-        raise PolicyError(name, f"unknown setting; known variables: {known}")
+        close = difflib.get_close_matches(name, sorted(_known_names()), n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        warnings.warn(
+            f"{name} is not a rendersafe setting and is ignored{hint}", UserWarning, stacklevel=4
+        )
+        return None
     return model  # type: ignore[no-any-return]
 
 
-def _env_value(raw: str, annotation: str) -> Any:
+def _known_names() -> set[str]:
+    names = {ENV_PREFIX + f.upper() for f in Policy.model_fields} | NOT_POLICY
+    for table, model in _NESTED.items():
+        names |= {f"{ENV_PREFIX}{table.upper()}__{f.upper()}" for f in model.model_fields}
+    return names
+
+
+def _env_value(name: str, raw: str, annotation: str) -> Any:
     text = raw.strip()
     if "tuple" in annotation:
         if text.startswith("["):
-            return json.loads(text)
+            try:
+                return json.loads(text)
+            except (ValueError, RecursionError):
+                raise PolicyError(
+                    name, "starts with '[' but is not a JSON array of strings"
+                ) from None
         return [item.strip() for item in text.split(",") if item.strip()]
     if text.lower() in ("none", "null") and "None" in annotation:
         return None

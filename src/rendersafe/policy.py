@@ -9,9 +9,13 @@ from TOML or `RENDERSAFE_*` variables with `rendersafe.config.load_policy`.
 
 from __future__ import annotations
 
+import math
 import re
+import reprlib
+from collections import Counter
 from typing import Any, Literal
 
+import ada_url
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from .errors import PolicyError
@@ -32,6 +36,44 @@ _SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
 _NOT_A_HOST = re.compile(r"[/:@*?#\s\\]")
 # A URL's default port is not serialised (WHATWG), so a bare entry already names it.
 _DEFAULT_PORTS = frozenset({80, 443})
+# DNS limits (RFC 1035): a longer name never resolves, so an entry holding one is a mistake.
+MAX_HOST_CHARS = 253
+MAX_LABEL_CHARS = 63
+# Bounds on what one policy may hold: each list is validated in linear time, and these
+# keep one hostile file from holding a process (100,000 hosts validate in about 2 s).
+MAX_HOSTS = 1_000_000
+MAX_CANARIES = 10_000
+MAX_CANARY_CHARS = 256
+MAX_SCHEMES = 64
+# A proxy key shorter than this, or this poor in distinct characters or in entropy per
+# character, is a placeholder or a typo, not a secret (`openssl rand -hex 32` passes).
+MIN_KEY_CHARS = 32
+MAX_KEY_CHARS = 1024
+MIN_KEY_DISTINCT = 8
+MIN_KEY_BITS_PER_CHAR = 3.0
+# A query parameter name that needs no escaping: `&`, `#`, `=` or a space would change
+# what the proxy reads.
+_PARAM = re.compile(r"[A-Za-z0-9_.~-]{1,64}")
+MAX_PROXY_URL_CHARS = 2048
+MAX_EXPIRES_SECONDS = 30 * 24 * 3600
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# A marker is one line of text: a newline or control character would change the structure.
+_ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"
+_shown = reprlib.Repr()
+_shown.maxstring = _shown.maxother = 80
+_shown.maxlist = _shown.maxtuple = _shown.maxdict = 4
+_shown.maxlevel = 3
+
+
+_NUMBERS = (int, float, int | None, float | None)
+
+
+def _refuse_bools(model: type[BaseModel], data: dict[str, Any], prefix: str = "") -> None:
+    """pydantic reads `true` as 1 for a number; in a policy it is a mistake."""
+    for name, value in data.items():
+        info = model.model_fields.get(name)
+        if isinstance(value, bool) and info is not None and info.annotation in _NUMBERS:
+            raise PolicyError(prefix + name, f"expected a number, got {value!r}")
 
 
 class Thresholds(BaseModel):
@@ -42,29 +84,39 @@ class Thresholds(BaseModel):
     min_encoded_chars: int = Field(
         20,
         ge=8,
+        le=4096,
         description="Shortest base64/hex/base32 run that is decoded and inspected "
         "(runs from 16 characters are decoded when this is higher).",
     )
     min_decoded_bytes: int = Field(
-        12, ge=4, description="Decoded runs shorter than this are ignored."
+        12, ge=4, le=4096, description="Decoded runs shorter than this are ignored."
     )
     printable_ratio: float = Field(
         0.9, gt=0, le=1, description="Share of printable bytes that marks a decoded run as text."
     )
     percent_escapes: int = Field(
-        6, ge=1, description="Percent-escapes of plain ASCII letters/digits that mark smuggling."
+        6,
+        ge=1,
+        le=4096,
+        description="Percent-escapes of plain ASCII letters/digits that mark smuggling.",
     )
     text_words: int = Field(
-        10, ge=2, description="A query, path or fragment value with this many words is prose."
+        10,
+        ge=2,
+        le=4096,
+        description="A query, path or fragment value with this many words is prose.",
     )
     text_chars: int = Field(
-        100, ge=16, description="A decoded value this long with spaces is prose."
+        100, ge=16, le=65536, description="A decoded value this long with spaces is prose."
     )
     non_ascii_chars: int = Field(
-        48, ge=4, description="A decoded value with this many non-ASCII characters is prose."
+        48,
+        ge=4,
+        le=65536,
+        description="A decoded value with this many non-ASCII characters is prose.",
     )
     entropy_chars: int = Field(
-        48, ge=16, description="Shortest query/fragment token checked for high entropy."
+        48, ge=16, le=65536, description="Shortest query/fragment token checked for high entropy."
     )
     entropy_bits: float = Field(
         4.5, gt=0, le=8, description="Shannon entropy (bits/char) that marks a random token."
@@ -72,39 +124,173 @@ class Thresholds(BaseModel):
     subdomain_label_chars: int = Field(
         24,
         ge=8,
+        le=63,
         description="Subdomain labels this long are checked for randomness (labels "
         "from 20 characters, alone or joined, are decoded for encoded data).",
     )
+
     max_url_chars: int = Field(
-        1024, ge=64, description="A link longer than this is treated as carrying data."
+        1024,
+        ge=64,
+        le=1_000_000,
+        description="A link longer than this is treated as carrying data.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            _refuse_bools(cls, data, "thresholds.")
+        return data
 
 
 class ImageProxy(BaseModel):
     """A camo-style image proxy: images that carry no data are fetched through it.
 
-    The rewritten source is `{url}?{url_param}=<quoted image URL>&{sig_param}=<HMAC-SHA256 hex>`.
+    The rewritten source is `{url}?{url_param}=<quoted image URL>&{sig_param}=<HMAC-SHA256 hex>`,
+    with `&{expires_param}=<unix time>` before the signature when `expires_in` is set. The
+    signature covers the URL, the expiry and the context (`context_key`), so a signed URL
+    does not verify after it expires nor for another context (`rendersafe.proxy`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    url: str = Field(description="Absolute https URL of the proxy endpoint, without a query.")
-    key: SecretStr = Field(description="HMAC key shared with the proxy, at least 32 characters.")
-    url_param: str = "url"
-    sig_param: str = "sig"
+    url: str = Field(
+        description="Absolute https URL of the proxy endpoint, without query, fragment or "
+        "user info, written as a browser reads it."
+    )
+    key: SecretStr = Field(
+        description=f"HMAC key shared with the proxy: {MIN_KEY_CHARS} to {MAX_KEY_CHARS} "
+        f"characters, at least {MIN_KEY_DISTINCT} distinct, no surrounding whitespace."
+    )
+    url_param: str = Field("url", description="Query parameter holding the image URL.")
+    sig_param: str = Field("sig", description="Query parameter holding the signature.")
+    expires_param: str = Field("exp", description="Query parameter holding the expiry.")
+    expires_in: int | None = Field(
+        None,
+        ge=60,
+        le=MAX_EXPIRES_SECONDS,
+        description="Seconds a proxied URL stays valid (rounded up to the minute); "
+        "None: it never expires.",
+    )
+    context_key: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="The entry of the caller's context (`Sanitizer.run(context=...)`) whose "
+        "value is signed into each proxied URL, e.g. 'user_id': your proxy verifies with the "
+        "value it knows from the request, so a URL signed for one user does not load for another.",
+    )
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _policy_error(exc, "image_proxy") from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            _refuse_bools(cls, data, "image_proxy.")
+            if isinstance(data.get("url"), str):
+                data = {**data, "url": _proxy_endpoint(data["url"])}
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> ImageProxy:
-        if not self.url.startswith("https://") or "?" in self.url or "#" in self.url:
+        _check_key(self.key.get_secret_value())
+        names = ("url_param", "sig_param", "expires_param")
+        for name in names:
+            value = getattr(self, name)
+            if not _PARAM.fullmatch(value):
+                raise PolicyError(
+                    f"image_proxy.{name}",
+                    f"{_shown.repr(value)} must be 1 to 64 letters, digits or '_.~-' "
+                    "(no '&', '#', '=', '%' or space, which change what the proxy reads)",
+                )
+        if len({getattr(self, name) for name in names}) < len(names):
             raise PolicyError(
-                "image_proxy.url",
-                f"{self.url!r} must be an absolute https:// URL without query or fragment",
-            )
-        if len(self.key.get_secret_value()) < 32:
-            raise PolicyError(
-                "image_proxy.key", "use at least 32 random characters (e.g. `openssl rand -hex 32`)"
+                "image_proxy.sig_param",
+                f"url_param, sig_param and expires_param must differ "
+                f"(got {self.url_param!r}, {self.sig_param!r}, {self.expires_param!r})",
             )
         return self
+
+
+def _proxy_endpoint(url: str) -> str:
+    """The proxy URL as a browser reads it; a `PolicyError` for any URL that could
+    point elsewhere than it reads (user info, backslashes, encoded or odd hosts)."""
+    field = "image_proxy.url"
+    shown = _shown.repr(url)
+    if len(url) > MAX_PROXY_URL_CHARS:
+        raise PolicyError(field, f"{shown} is longer than {MAX_PROXY_URL_CHARS} characters")
+    if not url.isascii() or "\\" in url or any(c <= " " or c == "\x7f" for c in url):
+        raise PolicyError(
+            field,
+            f"{shown} holds whitespace, a control character, a backslash or non-ASCII text "
+            "(give an IDN host in its xn-- form)",
+        )
+    if not url.startswith("https://") or "?" in url or "#" in url:
+        raise PolicyError(
+            field, f"{shown} must be an absolute https:// URL without query or fragment"
+        )
+    authority = url.removeprefix("https://").partition("/")[0]
+    if "@" in authority:
+        elsewhere = _shown.repr(authority.rpartition("@")[2])
+        raise PolicyError(
+            field, f"{shown} holds user info: a browser sends it to {elsewhere}; remove it"
+        )
+    if "%" in authority:
+        raise PolicyError(
+            field, f"{shown} has a percent-escape in its host; write the host as it is"
+        )
+    try:
+        parsed = ada_url.URL(url)
+    except ValueError:
+        raise PolicyError(field, f"{shown} is not a URL a browser can read") from None
+    host = str(parsed.hostname)
+    if not host or not authority:
+        raise PolicyError(field, f"{shown} names no host")
+    _check_host_length(field, url, host)
+    canonical = str(parsed.href)
+    if canonical not in (url, url + "/"):
+        raise PolicyError(
+            field, f"{shown} reads as {_shown.repr(canonical)} in a browser; write it that way"
+        )
+    return canonical
+
+
+def _check_key(key: str) -> None:
+    field = "image_proxy.key"
+    fix = "(e.g. `openssl rand -hex 32`)"
+    if not key.strip():
+        raise PolicyError(field, f"the key is only whitespace; use random characters {fix}")
+    if not MIN_KEY_CHARS <= len(key) <= MAX_KEY_CHARS:
+        raise PolicyError(field, f"use {MIN_KEY_CHARS} to {MAX_KEY_CHARS} random characters {fix}")
+    if key != key.strip() or _CONTROL.search(key):
+        raise PolicyError(
+            field, "the key has surrounding whitespace or a control character (a stray newline?)"
+        )
+    counts = Counter(key)
+    bits = sum(n / len(key) * math.log2(len(key) / n) for n in counts.values())
+    if len(counts) < MIN_KEY_DISTINCT or bits < MIN_KEY_BITS_PER_CHAR:
+        raise PolicyError(
+            field,
+            f"the key has too little entropy ({len(counts)} distinct characters, "
+            f"{bits:.1f} bits a character; at least {MIN_KEY_DISTINCT} and "
+            f"{MIN_KEY_BITS_PER_CHAR:.0f} needed): use random characters {fix}",
+        )
+
+
+def _check_host_length(field: str, raw: str, host: str) -> None:
+    labels = host.strip("[]").split(".")
+    if len(host) > MAX_HOST_CHARS or max(len(label) for label in labels) > MAX_LABEL_CHARS:
+        raise PolicyError(
+            field,
+            f"{_shown.repr(raw)}: a host name has at most {MAX_HOST_CHARS} characters and "
+            f"labels of at most {MAX_LABEL_CHARS}",
+        )
 
 
 RemovedImage = Literal["alt_and_marker", "alt", "marker", "nothing"]
@@ -146,8 +332,8 @@ class Policy(BaseModel):
     data_link: DataLink = Field(
         "text", description="What replaces a link that carries data (autolinks: the marker)."
     )
-    image_marker: str = Field("[image removed]", min_length=1, max_length=80)
-    link_marker: str = Field("[link removed]", min_length=1, max_length=80)
+    image_marker: str = Field("[image removed]", min_length=1, max_length=80, pattern=_ONE_LINE)
+    link_marker: str = Field("[link removed]", min_length=1, max_length=80, pattern=_ONE_LINE)
     raw_html: RawHtml = Field(
         "sanitize",
         description="sanitize: keep safe tags; escape: show all tags as text; strip: drop tags.",
@@ -156,16 +342,20 @@ class Policy(BaseModel):
         None, description="Rewrite images that carry no data through this proxy."
     )
     max_images: int | None = Field(
-        16, ge=0, description="Images kept per reply; later ones are removed. None: no cap."
+        16,
+        ge=0,
+        le=100_000,
+        description="Images kept per reply; later ones are removed. None: no cap.",
     )
     max_hold_chars: int = Field(
         8192,
         ge=256,
+        le=1_000_000,
         description="A construct or block open longer than this is cut and its opener escaped; "
         "bounds what a stream holds back.",
     )
     max_input_chars: int = Field(
-        500_000, gt=0, description="Longer replies raise InputTooLargeError."
+        500_000, gt=0, le=100_000_000, description="Longer replies raise InputTooLargeError."
     )
     audit_required: bool = Field(
         False,
@@ -185,12 +375,13 @@ class Policy(BaseModel):
     max_beacon_images: int = Field(
         4,
         ge=1,
+        le=10_000,
         description="Images (and links) on one host whose URLs differ only in a short token "
         "kept per reply; the rest are one data channel and removed (reason beacon).",
     )
     thresholds: Thresholds = Thresholds()
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, /, **data: Any) -> None:
         try:
             super().__init__(**data)
         except ValidationError as exc:
@@ -202,6 +393,7 @@ class Policy(BaseModel):
         if not isinstance(data, dict):
             return data
         data = dict(data)
+        _refuse_bools(cls, data)
         for field in ("allowed_image_hosts", "trusted_link_hosts", "blocked_hosts"):
             if field in data:
                 data[field] = _host_entries(field, data[field])
@@ -223,59 +415,76 @@ class Policy(BaseModel):
         return self
 
 
-def _policy_error(exc: ValidationError) -> PolicyError:
+def _policy_error(exc: ValidationError, prefix: str = "") -> PolicyError:
     first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "policy"
+    field = ".".join((prefix, *(str(p) for p in first["loc"]))).strip(".") or "policy"
     cause = first.get("ctx", {}).get("error")
     if isinstance(cause, PolicyError):
         return cause
-    return PolicyError(field, f"{first['msg']} (got {first.get('input')!r})")
+    message = first["msg"]
+    if first["type"] == "string_pattern_mismatch":
+        message = "must be one line of text, without control characters"
+    if field.endswith(".key"):  # a secret, even a mistyped one, stays out of the message
+        return PolicyError(field, f"{message} (got a {type(first.get('input')).__name__})")
+    # reprlib: the input may be huge or nested thousands deep.
+    return PolicyError(field, f"{message} (got {_shown.repr(first.get('input'))})")
 
 
-def _as_list(field: str, value: Any) -> list[str]:
+def _as_list(field: str, value: Any, limit: int) -> list[str]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list | tuple | set | frozenset):
-        raise PolicyError(field, f"expected a list of strings, got {value!r}")
-    if not all(isinstance(v, str) for v in value):
-        raise PolicyError(field, f"expected a list of strings, got {value!r}")
+        raise PolicyError(field, f"expected a list of strings, got {_shown.repr(value)}")
+    if len(value) > limit:
+        raise PolicyError(field, f"{len(value)} entries; at most {limit} are accepted")
+    for item in value:
+        if not isinstance(item, str):
+            raise PolicyError(field, f"expected a list of strings, got {_shown.repr(item)} in it")
     return list(value)
 
 
 def _canaries(value: Any) -> tuple[str, ...]:
-    canaries = tuple(dict.fromkeys(c.strip() for c in _as_list("canaries", value)))
+    raw = _as_list("canaries", value, MAX_CANARIES)
+    canaries = tuple(dict.fromkeys(c.strip() for c in raw))
     short = [c for c in canaries if len(c) < MIN_CANARY_CHARS]
     if short:
         raise PolicyError(
             "canaries",
-            f"{short!r}: a canary needs at least {MIN_CANARY_CHARS} characters to be rare "
-            "(rendersafe.mint_canary() makes one)",
+            f"{_shown.repr(short)}: a canary needs at least {MIN_CANARY_CHARS} characters to "
+            "be rare (rendersafe.mint_canary() makes one)",
+        )
+    odd = [c for c in canaries if len(c) > MAX_CANARY_CHARS or _CONTROL.search(c)]
+    if odd:
+        raise PolicyError(
+            "canaries",
+            f"{_shown.repr(odd)}: a canary is one line of at most {MAX_CANARY_CHARS} characters",
         )
     return canaries
 
 
 def _host_entries(field: str, value: Any) -> tuple[str, ...]:
-    hosts: list[str] = []
-    for raw in _as_list(field, value):
-        host = _host_entry(field, raw)
-        if host not in hosts:
-            hosts.append(host)
-    return tuple(hosts)
+    # A dict keeps the first of each entry in order: linear, where a list search is not.
+    return tuple(
+        dict.fromkeys(_host_entry(field, raw) for raw in _as_list(field, value, MAX_HOSTS))
+    )
 
 
 def _host_entry(field: str, raw: str) -> str:
     entry = raw.strip()
+    if len(entry) > 4 * MAX_HOST_CHARS:  # before the parser spends time on it
+        _check_host_length(field, raw, entry)
     host_part, port = _entry_port(field, raw, entry)
     if not host_part or _NOT_A_HOST.search(host_part.strip("[]")):
         raise PolicyError(
             field,
-            f"{raw!r} is not a host name; give only the host, e.g. 'cdn.example.com' "
+            f"{_shown.repr(raw)} is not a host name; give only the host, e.g. 'cdn.example.com' "
             "(no scheme, path or wildcard; a registrable domain admits its subdomains; "
             "'host:port' names a non-default port)",
         )
     host = normalise_host(host_part)
     if host is None:
-        raise PolicyError(field, f"{raw!r} is not a valid host name")
+        raise PolicyError(field, f"{_shown.repr(raw)} is not a valid host name")
+    _check_host_length(field, raw, host)
     if field != "blocked_hosts":
         _refuse_shared(field, raw, host)
     return f"{host}:{port}" if port else host
@@ -321,10 +530,12 @@ def _refuse_shared(field: str, raw: str, host: str) -> None:
 def _schemes(value: Any) -> tuple[str, ...]:
     field = "allowed_link_schemes"
     schemes: list[str] = []
-    for raw in _as_list(field, value):
+    for raw in _as_list(field, value, MAX_SCHEMES):
         scheme = raw.strip().lower().rstrip(":")
-        if not _SCHEME.fullmatch(scheme):
-            raise PolicyError(field, f"{raw!r} is not a URL scheme (expected e.g. 'https')")
+        if len(scheme) > 32 or not _SCHEME.fullmatch(scheme):
+            raise PolicyError(
+                field, f"{_shown.repr(raw)} is not a URL scheme (expected e.g. 'https')"
+            )
         if scheme in FORBIDDEN_SCHEMES:
             raise PolicyError(
                 field, f"{scheme!r} can run code or read local files; it is never allowed"

@@ -77,7 +77,7 @@ class Sanitizer:
         if len(text) > self.policy.max_input_chars:
             raise InputTooLargeError(len(text), self.policy.max_input_chars)
         extra = context_dict(context)
-        reply = self.units.for_reply(Conversation.coerce(conversation))
+        reply = self.units.for_reply(Conversation.coerce(conversation), self._signing(extra))
         try:
             result = self._run(reply, text, extra)
         except RenderSafeError:
@@ -103,8 +103,9 @@ class Sanitizer:
         hook = on_finding
         if self._recorder is not None:
             hook = self._record if on_finding is None else _both(self._record, on_finding)
-        units = self.units.for_reply(Conversation.coerce(conversation))
-        return StreamSanitizer(units, context_dict(context), hook)
+        extra = context_dict(context)
+        units = self.units.for_reply(Conversation.coerce(conversation), self._signing(extra))
+        return StreamSanitizer(units, extra, hook)
 
     def _record(self, finding: Finding) -> None:
         if self._recorder is not None:
@@ -133,7 +134,9 @@ class Sanitizer:
         stay; `conversation` is as for `run`. Never fetches the URL."""
         if not isinstance(url, str):
             raise TypeError(f"a URL is a str, not {type(url).__name__}")
-        judge = self.units.rules.for_reply(Conversation.coerce(conversation)).judge
+        extra = context_dict(context)
+        rules = self.units.rules.for_reply(Conversation.coerce(conversation), self._signing(extra))
+        judge = rules.judge
         verdict = judge.judge(url, Role.IMAGE if image else Role.LINK)
         if verdict.action == "keep":
             return None
@@ -150,8 +153,14 @@ class Sanitizer:
             full_url=verdict.url.href or url,
             detail=verdict.source,
             detector="lexical",
-            context=context_dict(context),
+            context=extra,
         )
+
+    def _signing(self, context: dict[str, str]) -> str | None:
+        """The context proxied images are signed for: the caller's entry the policy's
+        `image_proxy.context_key` names (None when there is none)."""
+        proxy = self.policy.image_proxy
+        return context.get(proxy.context_key) if proxy and proxy.context_key else None
 
     def _run(self, reply: UnitSanitizer, text: str, context: dict[str, str]) -> Result:
         limit = self.policy.max_hold_chars

@@ -1,5 +1,6 @@
 """`rendersafe demo`: a local chat page showing the middleware at work."""
 
 from .app import build_demo
+from .guard import LOCAL_HOSTS
 
-__all__ = ["build_demo"]
+__all__ = ["LOCAL_HOSTS", "build_demo"]

@@ -6,40 +6,88 @@ The page POSTs an OpenAI chat request (`/demo/conversation`'s messages) to `/api
 which streams a reply (OpenAI chat chunks over SSE) through the middleware: it reads
 the conversation from the request and judges the reply with it. `/raw/chat` streams the
 same reply without it, to show what the client would fetch. `/demo/audit` lists the
-audit records of a request. Everything is served locally.
+audit records of a request. Everything is served locally, and only to requests whose
+`Host` is a local name (`HostGuard`: DNS rebinding cannot read the audit log).
+
+Every parameter is checked, and a bad one is a 400 with a short message: `scenario`
+one of `REPLIES`, `delay` a number of seconds from 0 to `MAX_DELAY` between tokens,
+`request_id` at most 128 characters, a request body at most `MAX_BODY_BYTES`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from ..audit import AuditLog, AuditRecord
 from ..middleware import RenderSafeMiddleware
 from ..policy import Policy
+from .guard import LOCAL_HOSTS, HostGuard
 from .replies import CONVERSATION, REPLIES, tokens
 
-__all__ = ["build_demo"]
+__all__ = ["MAX_BODY_BYTES", "MAX_DELAY", "build_demo"]
 
 STATIC = Path(__file__).parent / "static"
+# A reply is ~150 tokens: at most about 12 minutes of one connection, never forever.
+MAX_DELAY = 5.0
+# The page sends a conversation of a few hundred bytes.
+MAX_BODY_BYTES = 1024 * 1024
+_MAX_ID_CHARS = 128
+
+
+class _BadRequestError(Exception):
+    """A parameter the demo does not accept: answered 400 with its message."""
 
 
 async def chat(request: Request) -> Response:
     """The fake model: the chosen reply as OpenAI chat chunks, a token every few ms. It
     reads the request, as a model would, and answers the same whatever it says."""
-    await request.body()
-    reply = REPLIES.get(request.query_params.get("scenario", "honest"), REPLIES["honest"])
-    delay = float(request.query_params.get("delay", "0.01"))
-    return StreamingResponse(_chunks(reply, delay), media_type="text/event-stream")
+    try:
+        scenario = request.query_params.get("scenario", "honest")
+        if scenario not in REPLIES:
+            raise _BadRequestError(f"scenario must be one of {', '.join(REPLIES)}")
+        delay = _delay(request.query_params.get("delay", "0.01"))
+        await _read_body(request)
+    except _BadRequestError as exc:
+        return PlainTextResponse(f"{exc}\n", status_code=400)
+    return StreamingResponse(_chunks(REPLIES[scenario], delay), media_type="text/event-stream")
+
+
+def _delay(raw: str) -> float:
+    """Seconds between tokens: a finite number from 0 to MAX_DELAY."""
+    try:
+        delay = float(raw) if len(raw) <= 32 else math.nan
+    except ValueError:
+        delay = math.nan
+    if not (math.isfinite(delay) and 0 <= delay <= MAX_DELAY):
+        raise _BadRequestError(f"delay must be a number of seconds from 0 to {MAX_DELAY:g}")
+    return delay
+
+
+async def _read_body(request: Request) -> None:
+    """Read (and drop) the request body, refusing one past MAX_BODY_BYTES."""
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _BadRequestError(f"the request body is larger than {MAX_BODY_BYTES} bytes")
 
 
 async def _chunks(reply: str, delay: float) -> AsyncIterator[str]:
@@ -52,8 +100,17 @@ async def _chunks(reply: str, delay: float) -> AsyncIterator[str]:
     yield f"data: {json.dumps({**head, 'choices': [done]})}\n\ndata: [DONE]\n\n"
 
 
-def build_demo(policy: Policy | None = None) -> Starlette:
-    """The demo app. Its audit records are kept in memory (the last 500)."""
+def build_demo(
+    policy: Policy | None = None,
+    *,
+    hosts: Iterable[str] = LOCAL_HOSTS,
+    port: int | None = None,
+) -> ASGIApp:
+    """The demo app. Its audit records are kept in memory (the last 500).
+
+    It answers only requests whose `Host` header is one of `hosts` with `port` (any
+    port when None), and 400 to any other (see `HostGuard`).
+    """
     records: deque[AuditRecord] = deque(maxlen=500)
     log = AuditLog([records.append])
     backend = Starlette(routes=[Route("/chat", chat, methods=["GET", "POST"])])
@@ -62,6 +119,8 @@ def build_demo(policy: Policy | None = None) -> Starlette:
     async def audit(request: Request) -> Response:
         await asyncio.to_thread(log.flush)  # the log's writer is a thread
         wanted = request.query_params.get("request_id")
+        if wanted is not None and len(wanted) > _MAX_ID_CHARS:
+            return PlainTextResponse(f"request_id is longer than {_MAX_ID_CHARS}\n", 400)
         found = [r.model_dump(mode="json") for r in records if r.source.request_id == wanted]
         return JSONResponse(found)
 
@@ -71,7 +130,7 @@ def build_demo(policy: Policy | None = None) -> Starlette:
     async def conversation(request: Request) -> Response:
         return JSONResponse(CONVERSATION)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index),
             Route("/demo/audit", audit),
@@ -81,3 +140,4 @@ def build_demo(policy: Policy | None = None) -> Starlette:
             Mount("/static", app=StaticFiles(directory=STATIC)),
         ]
     )
+    return HostGuard(app, hosts=hosts, port=port)

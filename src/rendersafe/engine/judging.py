@@ -60,13 +60,23 @@ class Judge(Protocol):
         """Judge `raw` used as `role`."""
         ...
 
+    def proxied(self, href: str) -> str:
+        """`href` rewritten through the policy's image proxy, signed for this reply."""
+        ...
+
 
 class ReplyJudge:
     """Judges the URLs of one reply, in the order the passes read them."""
 
-    def __init__(self, urls: UrlJudge, conversation: Conversation | None = None) -> None:
+    def __init__(
+        self,
+        urls: UrlJudge,
+        conversation: Conversation | None = None,
+        proxy_context: str | None = None,
+    ) -> None:
         self.urls = urls
         self.conversation = conversation
+        self.proxy_context = proxy_context
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
@@ -90,6 +100,8 @@ class ReplyJudge:
         # The policy's verdict is cached across replies; this reply's part is not.
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities)
         url = verdict.url
+        if self._signed_here(verdict, role):
+            verdict = Verdict("keep", (), url)
         canaries = self.policy.canaries
         if canaries and find_canary(url, canaries):
             return _dropped(verdict, Reason.CANARY)
@@ -101,6 +113,20 @@ class ReplyJudge:
             return verdict  # the conversation is not asked: it costs ~20 µs a URL
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
         return verdict if verdict.action == "drop" else self._in_reply(verdict, role, copied=True)
+
+    def proxied(self, href: str) -> str:
+        """`href` rewritten through the policy's image proxy, signed for this reply."""
+        return self.urls.proxied(href, self.proxy_context)
+
+    def _signed_here(self, verdict: Verdict, role: Role) -> bool:
+        """An image rendersafe proxied for this reply's context, not yet expired (the
+        policy's judge keeps those without expiry or context itself)."""
+        return (
+            role is Role.IMAGE
+            and verdict.action != "keep"
+            and self.urls.signs_per_reply
+            and self.urls.signed_by_proxy(verdict.url, self.proxy_context)
+        )
 
     def _in_reply(self, verdict: Verdict, role: Role, *, copied: bool = False) -> Verdict:
         """A URL the policy keeps, judged with the conversation and the reply so far."""

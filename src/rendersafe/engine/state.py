@@ -77,9 +77,12 @@ class Compiled:
         urls = UrlJudge(policy)
         return cls(policy, urls, Markers.of(policy), schemes, urls)
 
-    def for_reply(self, conversation: Conversation | None) -> Compiled:
-        """These rules, judging one reply's URLs with what its conversation says."""
-        return replace(self, judge=ReplyJudge(self.urls, conversation))
+    def for_reply(
+        self, conversation: Conversation | None, proxy_context: str | None = None
+    ) -> Compiled:
+        """These rules, judging one reply's URLs with what its conversation says, and
+        signing its proxied images for `proxy_context`."""
+        return replace(self, judge=ReplyJudge(self.urls, conversation, proxy_context))
 
 
 @dataclass(frozen=True, slots=True)

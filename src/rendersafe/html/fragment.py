@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..engine.edits import Edit
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
-from ..proxy import proxy_url
 from ..urls import Role, Verdict
 from .clean import clean
 from .review import Problem, UrlCheck, review
@@ -90,7 +89,7 @@ def _url_check(ps: Pass) -> UrlCheck:
         if tag == "img" and attribute == "src":
             verdict = ps.spend_image(value)
             if verdict.action == "proxy" and ps.policy.image_proxy is not None:
-                return proxy_url(ps.policy.image_proxy, verdict.url.href or value)
+                return ps.rules.judge.proxied(verdict.url.href or value)
         else:
             verdict = ps.judge_link(value)
         return verdict.reasons if verdict.action == "drop" else ()

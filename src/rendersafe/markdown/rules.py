@@ -23,7 +23,6 @@ from .. import html
 from ..engine.edits import Edit, Keep
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
-from ..proxy import proxy_url
 from ..urls import Role, Verdict
 from .labels import label_keys
 from .parser import OffsetMap, destination
@@ -94,7 +93,7 @@ def _definition(w: _Walk, token: Token) -> None:
         reasons = verdict.reasons
         ps.change(edit, Construct.REFERENCE_DEFINITION, Action.REMOVED, reasons, verdict=verdict)
     elif verdict.action == "proxy" and ps.policy.image_proxy is not None:
-        target = proxy_url(ps.policy.image_proxy, verdict.url.href or url)
+        target = ps.rules.judge.proxied(verdict.url.href or url)
         edit = Edit(start, end, (f"[{raw_label}]: {target}",))
         ps.change(edit, Construct.REFERENCE_DEFINITION, Action.PROXIED, (), verdict=verdict)
 
@@ -171,7 +170,7 @@ def _proxy_image(
 ) -> None:
     if ps.policy.image_proxy is None:
         return
-    target = proxy_url(ps.policy.image_proxy, verdict.url.href or "")
+    target = ps.rules.judge.proxied(verdict.url.href or "")
     label = where.span(token.meta.get("label_span"))
     alt = Keep(*label) if label else None
     pair = token.meta.get("label_span")

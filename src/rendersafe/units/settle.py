@@ -87,10 +87,13 @@ class UnitSanitizer:
         self.rules = rules
         self.md = md
 
-    def for_reply(self, conversation: Conversation | None) -> UnitSanitizer:
+    def for_reply(
+        self, conversation: Conversation | None, proxy_context: str | None = None
+    ) -> UnitSanitizer:
         """A sanitiser for one reply (a run or a stream), judging its URLs with what
-        `conversation` says and with the URLs of the reply before them."""
-        return UnitSanitizer(self.rules.for_reply(conversation), self.md)
+        `conversation` says and with the URLs of the reply before them, and signing its
+        proxied images for `proxy_context`."""
+        return UnitSanitizer(self.rules.for_reply(conversation, proxy_context), self.md)
 
     @property
     def policy(self) -> Policy:

@@ -16,10 +16,9 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import parse_qsl
 
 from ..findings import Reason
-from ..proxy import verify_signature
+from ..proxy import proxy_url, verified_target
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
 from .parse import ParsedUrl, parse_url
@@ -68,6 +67,11 @@ class UrlJudge:
         self._blocked = HostSet(policy.blocked_hosts, cross_suffixes=True)
         self._schemes = frozenset(policy.allowed_link_schemes)
         self._cache: dict[tuple[str, Role, bool, bool], Verdict] = {}
+        proxy = policy.image_proxy
+        # A signature with an expiry or a context holds for one reply, not for this cache.
+        self.signs_per_reply = proxy is not None and (
+            proxy.expires_in is not None or proxy.context_key is not None
+        )
 
     def judge(
         self, raw: str, role: Role, *, decode_entities: bool = False, copied: bool = False
@@ -118,7 +122,7 @@ class UrlJudge:
         return _verdict(url, reasons)
 
     def _judge_remote_image(self, url: ParsedUrl, copied: bool) -> Verdict:
-        if self._signed_by_proxy(url):
+        if not self.signs_per_reply and self.signed_by_proxy(url):
             return _keep(url)
         reasons = self._data(url, copied)
         if not copied:
@@ -175,14 +179,20 @@ class UrlJudge:
         """Does the image allowlist admit `url`'s host and port?"""
         return url.mdurl_host is None and self._images.admits(url.host, url.port)
 
-    def _signed_by_proxy(self, url: ParsedUrl) -> bool:
-        """True for a URL rendersafe itself rewrote through the image proxy."""
+    def signed_by_proxy(self, url: ParsedUrl, context: str | None = None) -> bool:
+        """True for a URL rendersafe itself rewrote through the image proxy, signed for
+        `context` and not expired."""
         proxy = self.policy.image_proxy
         if proxy is None or url.href is None or not url.href.startswith(proxy.url + "?"):
             return False
-        params = dict(parse_qsl(url.href.partition("?")[2]))
-        target, signature = params.get(proxy.url_param), params.get(proxy.sig_param)
-        return bool(target and signature and verify_signature(proxy, target, signature))
+        query = url.href.partition("?")[2]
+        return verified_target(proxy, query, context=context) is not None
+
+    def proxied(self, href: str, context: str | None = None) -> str:
+        """`href` rewritten through the policy's image proxy, signed for `context`."""
+        if self.policy.image_proxy is None:
+            return href
+        return proxy_url(self.policy.image_proxy, href, context=context)
 
     def _data(self, url: ParsedUrl, copied: bool) -> set[Reason]:
         """What the reply-only heuristics see in the URL (none for a copied one), and
