@@ -331,7 +331,8 @@ def test_fifos_devices_and_dangling_links_are_reported_and_never_block(tmp_path:
     assert errors == {
         "pipe.jsonl": "a FIFO (named pipe), not a regular file: not read",
         "pipe": "a FIFO (named pipe), not a regular file: not read",
-        "named": "a FIFO (named pipe), not a regular file: not read",
+        "named": "a FIFO (named pipe), not a regular file: not read"
+        " (a pipe: scan - and feed it on standard input)",
         "zero.jsonl": "a character device, not a regular file: not read",
         "gone.jsonl": f"a symbolic link to nothing ({logs / 'nowhere.jsonl'}): not read",
         "elsewhere": "a symbolic link to a directory: not followed (name it to scan it)",

@@ -100,7 +100,8 @@ def discover(
                 Found(root, argument, Path(root.name), root.absolute().parent.resolve())
             )
         else:
-            yield ErrorRow(path=argument, message=_special(mode))
+            hint = " (a pipe: scan - and feed it on standard input)" if stat.S_ISFIFO(mode) else ""
+            yield ErrorRow(path=argument, message=_special(mode) + hint)
 
 
 def is_temporary(name: str) -> bool:
