@@ -403,16 +403,24 @@ def test_two_inputs_fixed_into_one_file_refused(tmp_path: Path) -> None:
     assert cli("scan", "-", "--in-place", stdin="x")[0] == 2
 
 
-def test_in_place_keeps_the_mode_and_follows_links(tmp_path: Path) -> None:
-    real = write_lines(tmp_path / "real.jsonl", {"reply": IMG})
+def test_in_place_keeps_the_mode_and_follows_links_inside_the_tree(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    (logs / "sub").mkdir(parents=True)
+    real = write_lines(logs / "real.jsonl", {"reply": IMG})
     real.chmod(0o600)
-    link = tmp_path / "logs" / "link.jsonl"
-    link.parent.mkdir()
+    link = logs / "sub" / "link.jsonl"
     link.symlink_to(real)
-    assert cli("scan", str(link.parent), "--in-place", "--quiet")[0] == 1
+    outside = write_lines(tmp_path / "outside.jsonl", {"reply": IMG})
+    before = outside.read_bytes()
+    (logs / "out.jsonl").symlink_to(outside)
+    code, _, err = cli("scan", str(logs), "--in-place", "--quiet")
+    assert code == 1
     assert link.is_symlink()
     assert "attacker" not in real.read_text()
     assert real.stat().st_mode & 0o777 == 0o600
+    # never written outside the tree it was given: reported instead
+    assert outside.read_bytes() == before
+    assert f"{logs / 'out.jsonl'}: a symbolic link to {outside}, outside {logs}" in err
 
 
 def test_gzip_copy_names_the_file_not_the_temporary(tmp_path: Path) -> None:

@@ -52,5 +52,4 @@ def scan_with_dask(
         arguments, options, jobs=max(partitions // 4, 1), include=include, exclude=exclude
     )
     results: list[PartResult] = list(scan_bag(tasks, options).compute())
-    assemble_fixes(results, options)
-    return build_report(results, errors)
+    return build_report(results, errors + assemble_fixes(results, options))

@@ -4,8 +4,9 @@
     rendersafe scan logs/ --format jsonl --policy rendersafe.toml --json report.json
     rendersafe scan logs/ --fix cleaned/ --audit audit.jsonl
 
-Exit codes: 0 nothing found, 1 findings or unreadable inputs (listed in the report),
-2 usage or policy errors, or no input could be read at all.
+Exit codes: 0 nothing found, 1 findings or inputs that could not be read or fixed (each
+listed in the report by path), 2 usage or policy errors, an output that cannot be
+written (checked before the scan), or no input could be read at all.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import TextIO
 from ..config import load_policy
 from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, AuditError
 from .inputs import DEFAULT_INCLUDE
-from .options import ASSISTANT_ROLES, FORMATS, ScanOptions
+from .options import ASSISTANT_ROLES, DEFAULT_MAX_RECORD_BYTES, FORMATS, ScanOptions
+from .outputs import ReportFile, check_appendable
 from .partition import PartResult
 from .report import ScanReport, sarif, table
 from .runner import ScanUsageError, scan
@@ -74,6 +76,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--fix", metavar="DIR", help="write sanitised copies under DIR")
     parser.add_argument("--in-place", action="store_true", help="overwrite the inputs (atomic)")
     parser.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
+    parser.add_argument(
+        "--max-record-bytes",
+        type=int,
+        default=DEFAULT_MAX_RECORD_BYTES,
+        metavar="N",
+        help="a longer JSONL line (or JSON/text file) is reported, not read (default: 16 MiB)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no summary table on stdout")
 
 
@@ -81,6 +90,9 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
     """Run `rendersafe scan`; return the exit code."""
     if args.fix and args.in_place:
         err.write("rendersafe: error: --fix and --in-place exclude each other\n")
+        return EXIT_ERROR
+    if args.max_record_bytes < 1:
+        err.write("rendersafe: error: --max-record-bytes must be at least 1\n")
         return EXIT_ERROR
     roles = frozenset(role.lower() for role in args.roles or ASSISTANT_ROLES)
     options = ScanOptions(
@@ -91,8 +103,16 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
         fix_dir=Path(args.fix) if args.fix else None,
         in_place=args.in_place,
         audit_path=Path(args.audit) if args.audit else None,
+        max_record_bytes=args.max_record_bytes,
     )
+    reports: dict[str, ReportFile] = {}
     try:
+        # Every output is checked before the scan: none fails after an hour of work.
+        for name in ("json_report", "sarif"):
+            if getattr(args, name):
+                reports[name] = ReportFile(getattr(args, name))
+        if options.audit_path is not None:
+            check_appendable(options.audit_path)
         report = scan(
             args.paths,
             options,
@@ -102,21 +122,30 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
             stdin=stdin,
             progress=_Progress(err) if err.isatty() else None,
         )
+        _write_reports(report, args, reports, out, err)
     except (ScanUsageError, AuditError) as exc:
         err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
     except Exception as exc:  # an internal failure is not "findings"
         err.write(f"rendersafe: internal error: {exc!r}\n")
         return EXIT_ERROR
-    _write_reports(report, args, out, err)
+    finally:
+        for unwritten in reports.values():
+            unwritten.abandon()
     return _exit_code(report)
 
 
-def _write_reports(report: ScanReport, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
-    if args.json_report:
-        Path(args.json_report).write_text(report.model_dump_json(indent=2) + "\n", "utf-8")
-    if args.sarif:
-        Path(args.sarif).write_text(json.dumps(sarif(report), indent=2) + "\n", "utf-8")
+def _write_reports(
+    report: ScanReport,
+    args: argparse.Namespace,
+    reports: dict[str, ReportFile],
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    if "json_report" in reports:
+        reports.pop("json_report").write(report.model_dump_json(indent=2) + "\n")
+    if "sarif" in reports:
+        reports.pop("sarif").write(json.dumps(sarif(report), indent=2) + "\n")
     if not args.quiet:
         out.write(table(report))
     for error in report.errors:

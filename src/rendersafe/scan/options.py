@@ -7,12 +7,15 @@ from pathlib import Path
 
 from ..policy import Policy
 
-__all__ = ["ASSISTANT_ROLES", "FORMATS", "ScanOptions"]
+__all__ = ["ASSISTANT_ROLES", "DEFAULT_MAX_RECORD_BYTES", "FORMATS", "ScanOptions"]
 
 # Roles whose messages a client renders as the model's: ShareGPT's "gpt", Gemini's
 # "model", some exports' "bot".
 ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
 FORMATS = ("auto", "jsonl", "json", "text")
+# The most of one record (a JSONL line, a JSON or text file) a scan holds in memory:
+# far above any chat transcript, far below what would exhaust a worker.
+DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class ScanOptions:
     in_place: bool = False
     audit_path: Path | None = None
     audit_key: bytes | None = None
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES  # a longer record is an error, not read
 
     def judges(self, role: str) -> bool:
         """Is a message of `role` sanitised?"""

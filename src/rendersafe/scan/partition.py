@@ -1,21 +1,23 @@
 """`scan_partition`: scan one task (a file or a byte range of one). The unit of work
 for local worker processes and for Dask alike.
 
-JSONL is read a line at a time (constant memory); a JSON or text file is read whole.
-A line that cannot be read (not UTF-8, not JSON, no known shape) is reported with its
-file and line and copied unchanged into a fixed copy; a gzip file cut short is
-reported at the line it broke, and no fixed copy of it is written.
+JSONL is read a line at a time; a JSON or text file is read whole. Either way no more
+than `max_record_bytes` of one record is held: a longer line (or file) is reported, not
+loaded. A line that cannot be read (not UTF-8, not JSON, no known shape, too long) is
+reported with its file and line and copied unchanged into a fixed copy; a gzip file cut
+short is reported at the line it broke, and no fixed copy of it is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import io
 import json
 import os
+import stat
 import zlib
-from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,8 @@ from .rows import ErrorRow, FindingRow
 __all__ = ["PartResult", "scan_partition"]
 
 _BROKEN_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
+_BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: not part of the first record
+_COPY_BLOCK = 1 << 20
 
 
 @dataclass
@@ -64,12 +68,32 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
         scanner = _Scanner(task, options, result, audit, out)
         try:
             scanner.run()
+            _finish_output(stack, result)
         except _BROKEN_GZIP as exc:
             # Reading the next line failed: that is the line it broke at.
-            _failed(result, scanner.line + 1, f"the gzip stream is broken ({exc})")
-        except Exception as exc:  # a vanished file, a nesting too deep for the parser
-            _failed(result, scanner.line or None, f"could not be scanned: {exc!r}")
+            _failed(result, stack, scanner.line + 1, f"the gzip stream is broken ({exc})")
+        except _WriteError as exc:
+            _failed(result, stack, None, str(exc))
+        except OSError as exc:  # unreadable, vanished, or not a regular file any more
+            why = f"cannot be read ({exc.strerror or exc})"
+            _failed(result, stack, scanner.line or None, why)
+        except Exception as exc:  # a nesting too deep for the parser
+            _failed(result, stack, scanner.line or None, f"could not be scanned: {exc!r}")
     return result
+
+
+class _WriteError(Exception):
+    """The fixed part could not be written: says where."""
+
+    def __init__(self, path: Path | None, exc: OSError) -> None:
+        super().__init__(f"the fixed copy could not be written to {path} ({exc.strerror or exc})")
+
+
+def _finish_output(stack: ExitStack, result: PartResult) -> None:
+    try:
+        stack.close()  # flushed and on disk (see `_output`)
+    except OSError as exc:
+        raise _WriteError(result.fixed, exc) from exc
 
 
 class _Scanner:
@@ -92,44 +116,88 @@ class _Scanner:
         with ExitStack() as stack:
             data = _open(self.task, stack)
             if self.task.fmt == "jsonl":
-                for line_no, raw in _lines(data, self.task):
-                    self.line = line_no
-                    self._jsonl_line(line_no, raw)
+                self._jsonl(data)
             else:
-                self._whole(data.read())
+                self._whole(data)
+
+    def _jsonl(self, data: IO[bytes]) -> None:
+        limit = self.options.max_record_bytes
+        position, line_no = self.task.start, self.task.first_line - 1
+        while self.task.end is None or position < self.task.end:
+            # At most limit + 1 bytes: a longer line is never held whole.
+            raw = data.readline(limit + 1)
+            if not raw:
+                return
+            line_no += 1
+            self.line = line_no
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                position += self._too_long(line_no, raw, data)
+                continue
+            position += len(raw)
+            self._jsonl_line(line_no, raw)
+
+    def _too_long(self, line_no: int | None, head: bytes, data: IO[bytes]) -> int:
+        """Copy the rest of an over-long line (`line_no` None: file) through unread, a
+        block at a time; report it."""
+        self._write(head)
+        size = len(head)
+        ended = line_no is not None and head.endswith(b"\n")
+        read = data.readline if line_no is not None else data.read
+        while not ended and (head := read(_COPY_BLOCK)):
+            self._write(head)
+            size += len(head)
+            ended = line_no is not None and head.endswith(b"\n")
+        what = "line" if line_no is not None else "file"
+        self.result.bytes_read += size
+        self.result.unreadable += 1
+        limit = self.options.max_record_bytes
+        copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
+        why = f"a {what} of {size} bytes, over max_record_bytes={limit}: not read{copied}"
+        self.result.errors.append(ErrorRow(path=self.task.display, line=line_no, message=why))
+        return size
 
     def _jsonl_line(self, line_no: int, raw: bytes) -> None:
         self.result.bytes_read += len(raw)
-        if not raw.strip():
+        bom = _BOM if line_no == 1 and raw.startswith(_BOM) else b""
+        content = raw[len(bom) :]
+        if not content.strip():
             self._write(raw)
             return
-        body = raw.rstrip(b"\r\n")
+        body = content.rstrip(b"\r\n")
         try:
-            # utf-8-sig: a byte order mark before the first record is not part of it.
-            box = [json.loads(body.decode("utf-8-sig" if line_no == 1 else "utf-8"))]
+            box = [json.loads(body.decode("utf-8"))]
             changed = self._record_in(box, 0, line_no, f"{self.task.display}:{line_no}")
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(line_no, raw, exc)
             return
-        self._write((_encoded(box[0]) + raw[len(body) :]) if changed else raw)
+        self._write((bom + _encoded(box[0]) + content[len(body) :]) if changed else raw)
 
-    def _whole(self, raw: bytes) -> None:
-        self.result.bytes_read += len(raw)
+    def _whole(self, data: IO[bytes]) -> None:
         self.line = 1
+        limit = self.options.max_record_bytes
+        raw = data.read(limit + 1)
+        if len(raw) > limit:
+            self._too_long(None, raw, data)
+            return
+        self.result.bytes_read += len(raw)
+        bom = _BOM if raw.startswith(_BOM) else b""
         try:
-            text = raw.decode("utf-8-sig")
+            text = raw[len(bom) :].decode("utf-8")
             if self.task.fmt == "text":
                 box: list[Any] = [text]
                 changed = self._messages([Message("assistant", text, box, 0)], 1, self.task.display)
-                self._write(box[0].encode() if changed else raw)
+                self._write(bom + box[0].encode() if changed else raw)
+                return
+            if not text.strip():
+                self._write(raw)  # an empty JSON file (or a byte order mark alone): no records
                 return
             box = [json.loads(text)]
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(1, raw, exc)
             return
-        self._json_document(box, raw)
+        self._json_document(box, raw, bom)
 
-    def _json_document(self, box: list[Any], raw: bytes) -> None:
+    def _json_document(self, box: list[Any], raw: bytes, bom: bytes) -> None:
         """A JSON file: a list of records, or one record."""
         holder = box[0] if isinstance(box[0], list) else box
         changed = False
@@ -141,7 +209,7 @@ class _Scanner:
                 message = f"record {index}: {_why(exc)}"
                 self.result.errors.append(ErrorRow(path=self.task.display, message=message))
         indent = 2 if b"\n " in raw else None
-        self._write(_encoded(box[0], indent) if changed else raw)
+        self._write(bom + _encoded(box[0], indent) if changed else raw)
 
     def _record_in(self, holder: list[Any], index: int, line_no: int, fallback: str) -> bool:
         data = holder[index]
@@ -194,13 +262,18 @@ class _Scanner:
 
     def _write(self, data: bytes) -> None:
         if self.out is not None:
-            self.out.write(data)
+            try:
+                self.out.write(data)
+            except OSError as exc:  # a full disk: say where, not only that
+                raise _WriteError(self.result.fixed, exc) from exc
 
 
-def _failed(result: PartResult, line: int | None, why: str) -> None:
+def _failed(result: PartResult, stack: ExitStack, line: int | None, why: str) -> None:
     """A task that could not finish: say where, and write no fixed copy of it."""
     message = f"{why}; no fixed copy written" if result.fixed is not None else why
     result.errors.append(ErrorRow(path=result.task.display, line=line, message=message))
+    with contextlib.suppress(Exception):  # closing a half-written copy on a full disk
+        stack.close()
     _discard(result.fixed)
     result.fixed = None
 
@@ -215,18 +288,8 @@ def _why(exc: Exception) -> str:
     return f"not JSON: {exc}"
 
 
-def _lines(data: IO[bytes], task: Task) -> Iterator[tuple[int, bytes]]:
-    """The lines of the task's range, numbered."""
-    position = task.start
-    for number, raw in enumerate(data, task.first_line):
-        if task.end is not None and position >= task.end:
-            return
-        position += len(raw)
-        yield number, raw
-
-
 def _open(task: Task, stack: ExitStack) -> IO[bytes]:
-    raw: IO[bytes] = io.BytesIO(task.data) if task.data is not None else task.path.open("rb")
+    raw: IO[bytes] = io.BytesIO(task.data) if task.data is not None else _open_file(task.path)
     stack.enter_context(raw)
     if task.start:
         raw.seek(task.start)
@@ -235,18 +298,42 @@ def _open(task: Task, stack: ExitStack) -> IO[bytes]:
     return raw
 
 
-def _output(task: Task, final: Path, result: PartResult, stack: ExitStack) -> IO[bytes]:
-    """A temporary file beside the fixed copy, for this part's output."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    result.fixed = final.parent / f".{final.name}.rendersafe-{os.getpid()}-{task.part}.tmp"
-    # Private until it is complete; it takes the original's mode when moved into place.
-    descriptor = os.open(result.fixed, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def _open_file(path: Path) -> IO[bytes]:
+    """`path` for reading; an error, never a wait, if it is not a regular file now."""
+    # O_NONBLOCK: opening a FIFO put in the file's place does not wait for a writer.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    file = os.fdopen(descriptor, "rb")
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        file.close()
+        raise OSError(0, "not a regular file any more", str(path))
+    return file
+
+
+def _output(task: Task, final: Path, result: PartResult, stack: ExitStack) -> IO[bytes] | None:
+    """A temporary file beside the fixed copy, for this part's output (synced to disk
+    when `stack` closes); None, and an error naming it, if it cannot be created."""
+    temporary = final.parent / f".{final.name}.rendersafe-{os.getpid()}-{task.part}.tmp"
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        # Private until it is complete; it takes the original's mode when moved into place.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except OSError as exc:
+        why = f"no fixed copy: cannot write {exc.filename or temporary} ({exc.strerror})"
+        result.errors.append(ErrorRow(path=task.display, message=why))
+        return None
+    result.fixed = temporary
     raw = stack.enter_context(os.fdopen(descriptor, "wb"))
+    stack.callback(_sync, raw)
     if task.gzip:
         name = final.name[:-3] if final.name.endswith(".gz") else final.name
         packed = cast(IO[bytes], gzip.GzipFile(name, mode="wb", fileobj=raw, mtime=0))
         return stack.enter_context(packed)
     return raw
+
+
+def _sync(file: IO[bytes]) -> None:
+    file.flush()
+    os.fsync(file.fileno())
 
 
 def _discard(path: Path | None) -> None:
