@@ -1,11 +1,15 @@
 """Streaming cost and latency, measured in one run.
 
-    python benchmarks/bench_stream.py
+    python benchmarks/bench_stream.py [--rounds R] [--size CHARS]
+
+CPU time (`time.process_time`, after a full collection) over R interleaved rounds,
+each side once per round, so that load from other processes favours neither; each
+figure is the median and the spread (min-max), each ratio taken round by round:
 
 * cost: the corpus fed in 4-character chunks through `Sanitizer.stream()`, against
-  one-shot `Sanitizer.run()` on the same replies (target: <= 2x);
-* scaling: one long reply (the corpus joined) streamed at 1x and 16x its length
-  (target: 16x the input costs <= ~17x the time);
+  one-shot `Sanitizer.run()` on the same replies (target: <= 1.3x);
+* scaling: one long reply (a 16th of the corpus joined) streamed in 64-character
+  chunks at 1x and 16x its length (target: 16x the input costs <= 17x the time);
 * latency: after every chunk, how many characters were received but not yet sent
   (mean and percentiles over all chunks of the corpus).
 """
@@ -13,6 +17,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import time
 from collections.abc import Callable
@@ -33,35 +38,56 @@ def stream_all(sanitizer: Sanitizer, replies: list[str], size: int) -> list[int]
     return held
 
 
-def timed(work: Callable[[], object]) -> float:
-    """Wall time of one call."""
-    start = time.perf_counter()
+def run_all(sanitizer: Sanitizer, replies: list[str]) -> None:
+    for reply in replies:
+        sanitizer.run(reply)
+
+
+def cpu(work: Callable[[], object]) -> float:
+    """CPU seconds of one call of `work`, after a full collection."""
+    gc.collect()
+    start = time.process_time()
     work()
-    return time.perf_counter() - start
+    return time.process_time() - start
+
+
+def ratio(top: list[float], bottom: list[float]) -> str:
+    values = [a / b for a, b in zip(top, bottom, strict=True)]
+    return f"median {statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def seconds(values: list[float]) -> str:
+    return f"{statistics.median(values):6.2f} s ({min(values):.2f}-{max(values):.2f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_500_000, help="corpus size in characters")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     replies = corpus(args.size)
     sanitizer = Sanitizer()
-    sanitizer.run("warm up")
-
-    one_shot = timed(lambda: [sanitizer.run(r) for r in replies])
-    held: list[int] = []
-    streamed = timed(lambda: held.extend(stream_all(sanitizer, replies, 4)))
-    print(f"corpus: {len(replies)} replies, {sum(map(len, replies)) / 1e6:.2f} MB")
-    print(f"one-shot run():        {one_shot:6.2f} s")
-    print(f"stream, 4-char chunks: {streamed:6.2f} s")
-    print(f"ratio stream / one-shot: {streamed / one_shot:.2f}  (target <= 2)")
-
+    run_all(sanitizer, replies)  # warm: the policy's URL verdicts, as a running service has them
     long_reply = "\n\n".join(replies[: max(1, len(replies) // 16)])
-    big = Sanitizer(Policy(max_input_chars=10**9))
-    base = timed(lambda: stream_all(big, [long_reply], 64))
-    grown = timed(lambda: stream_all(big, ["\n\n".join([long_reply] * 16)], 64))
-    print(f"scaling: {len(long_reply)} chars {base:.2f} s, 16x {grown:.2f} s: "
-          f"{grown / base:.1f}x the time for 16x the input  (target <= ~17)")  # fmt: skip
+    grown_reply = "\n\n".join([long_reply] * 16)
+    big = Sanitizer(Policy(max_input_chars=10**8))
+
+    one_shot, streamed, base, grown = [], [], [], []
+    held: list[int] = []
+    for _ in range(args.rounds):
+        one_shot.append(cpu(lambda: run_all(sanitizer, replies)))
+        held.clear()
+        streamed.append(cpu(lambda: held.extend(stream_all(sanitizer, replies, 4))))
+        base.append(cpu(lambda: stream_all(big, [long_reply], 64)))
+        grown.append(cpu(lambda: stream_all(big, [grown_reply], 64)))
+
+    print(f"corpus: {len(replies)} replies, {sum(map(len, replies)) / 1e6:.2f} MB")
+    print(f"CPU time over {args.rounds} interleaved rounds: median (min-max)")
+    print(f"one-shot run():        {seconds(one_shot)}")
+    print(f"stream, 4-char chunks: {seconds(streamed)}")
+    print(f"ratio stream / one-shot: {ratio(streamed, one_shot)}  (target <= 1.3)")
+    print(f"scaling: {len(long_reply)} chars {seconds(base)}, 16x {seconds(grown)}")
+    print(f"  16x the input: {ratio(grown, base)} the time  (target <= 17)")
 
     held.sort()
     pct = {p: held[int(len(held) * p / 100)] for p in (50, 90, 99)}
