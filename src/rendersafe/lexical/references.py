@@ -121,6 +121,8 @@ def _definition_matches(text: str) -> Iterator[re.Match[str]]:
     """Every definition, overlapping ones too: in `[r]:` newline `[s]: u`, the first
     one's destination (`[s]:`) is itself the start of the second, which
     python-markdown reads."""
+    if "]:" not in text:
+        return  # every definition holds one: most texts are skipped in C
     pos = 0
     while (start := _DEFINITION_START.search(text, pos)) is not None:
         match = _DEFINITION.match(text, start.end())
