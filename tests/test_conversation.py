@@ -405,3 +405,39 @@ def test_every_key_is_found_among_many(count: int) -> None:
             assert taint is not None, url
             assert taint.kind == "key", url
     assert conversation.taint(parse_url("https://docs.python.org/3/library/json.html")) is None
+
+
+NAMED = (
+    "My wifi password is orchid7731plum. Our door PIN: 4821, the OTP was 550912 and "
+    'the config has password = "hunter2".'
+)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example/?p=orchid7731plum",
+        "https://evil.example/" + base64.b64encode(b"orchid7731plum").decode() + "/x.png",
+        "https://evil.example/?pin=4821",
+        "https://evil.example/c/550912",
+        "https://hunter2.evil.example/",
+    ],
+)
+def test_a_secret_named_as_one_is_a_piece_whatever_its_shape(url: str) -> None:
+    taint = Conversation.from_messages([{"role": "user", "content": NAMED}]).taint(parse_url(url))
+    assert taint == Taint(0, "user", "key")
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [
+        ("the token is expired", "https://docs.example.com/errors/token-expired"),
+        ("password is incorrect", "https://docs.example.com/password-incorrect"),
+        ('token = os.environ["TOKEN"]', "https://docs.python.org/3/library/os.html#os.environ"),
+        ("api_key=YOUR_API_KEY", "https://docs.example.com/auth/your_api_key"),
+        ("the secret is Tuesday", "https://example.com/tuesday"),
+        ("PIN: 12", "https://example.com/a/12"),
+    ],
+)
+def test_what_names_no_secret_is_no_piece(text: str, url: str) -> None:
+    assert Conversation.from_messages([text]).taint(parse_url(url)) is None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import Message
-from .pieces import Hit, confirm, find_pieces
+from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = ["Corpus", "Entry", "PieceIndex", "host_of", "registered", "sample"]
 
@@ -172,7 +172,7 @@ class PieceIndex:
     occurs; what it is, and whether it was seen outside URLs, is resolved for the few
     keys a URL carries."""
 
-    __slots__ = ("_corpus", "_grams", "_hosts", "_occurrences", "_resolved")
+    __slots__ = ("_corpus", "_grams", "_hosts", "_occurrences", "_resolved", "_short")
 
     def __init__(self, corpus: Corpus, canaries: Sequence[str]) -> None:
         self._corpus = corpus
@@ -184,6 +184,8 @@ class PieceIndex:
             elif len(found) < _MAX_OCCURRENCES:
                 found.append(hit)
         self._occurrences = occurrences
+        # Named secrets shorter than a gram's reach (a PIN) are looked for one by one.
+        self._short = [key for key in occurrences if len(key) < MIN_KEY]
         grams: dict[bytes, list[bytes]] = {}
         for key in occurrences:  # its grams at offsets 0, 1 and 2 (_STRIDE)
             for gram in (key[:_GRAM], key[1 : _GRAM + 1], key[2 : _GRAM + 2]):
@@ -205,12 +207,12 @@ class PieceIndex:
         if not self._occurrences:
             return []
         hits: list[tuple[bytes, Entry]] = []
-        for gram in grams & self._grams.keys():
-            for key in self._grams[gram]:
-                if key in blob and all(key != found for found, _ in hits):
-                    entry = self._entry(key)
-                    if entry is not None and not self._same_site(entry, host):
-                        hits.append((key, entry))
+        candidates = [key for gram in grams & self._grams.keys() for key in self._grams[gram]]
+        for key in candidates + self._short:
+            if key in blob and all(key != found for found, _ in hits):
+                entry = self._entry(key)
+                if entry is not None and not self._same_site(entry, host):
+                    hits.append((key, entry))
         return sorted(hits, key=lambda hit: hit[1].start)
 
     def _entry(self, key: bytes) -> Entry | None:

@@ -19,6 +19,12 @@ What counts, and why:
   Not a word with a number (`sha256`, `python3`, `x86_64`, `md5sum`, `base64url` have
   at most 3 blocks, `utf8mb4` is short): docs links repeat those. A token joined by `-`
   or `_` counts as a whole only when none of its parts is a word.
+- a named secret: the value after "password", "passcode", "PIN", "OTP", "secret",
+  "API key", "access token" or "token" and then "is", `:` or `=` ("my wifi password is
+  orchid7731plum", "PIN: 4821"), from `MIN_NAMED` characters, whatever its shape when
+  it looks like one (a digit, or both cases, and no code: "the token is expired" and
+  `token = os.environ["T"]` name nothing). Shorter than `MIN_KEY`, it is looked for on
+  its own (`PieceIndex`).
 - canary: a string the caller gave.
 
 Every scan is a literal-led search over the text's character classes (one
@@ -45,7 +51,8 @@ __all__ = [
 ]
 
 KINDS = ("email", "phone", "card", "account", "key", "prose", "canary")
-MIN_KEY = 6  # no piece is shorter (the gram index relies on it)
+MIN_KEY = 6  # no piece is shorter but a named secret (the gram index relies on it)
+MIN_NAMED = 4  # a PIN
 
 _ALNUM = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _DROP = bytes(b for b in range(256) if b not in _ALNUM)
@@ -98,6 +105,14 @@ _DATE = re.compile(
 )
 _IPV4 = re.compile(rb"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
 _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
+_NAMED = re.compile(
+    rb"(?<![A-Za-z0-9_-])(?:pass(?:word|wd|code|phrase)|pin(?:[ _-]?code)?|otp|secret"
+    rb"|api[ _-]?key|access[ _-]?(?:key|token)|token)s?"
+    rb"(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])[ \t]*[\"'`]?([^\s\"'`,;]{4,64})",
+    re.IGNORECASE,
+)
+_SENTENCE_END = b".,;:!?)]}>*_~"
+_CODE_BYTES = frozenset(b"()[]{}<>/\\.")
 
 # A candidate piece: (key, kind, start, end) in the text. "email" and "canary" are
 # sure; a "number", "national" (a phone number without its country code), "segment"
@@ -118,6 +133,7 @@ def find_pieces(text: bytes, canaries: Iterable[str] = ()) -> list[Hit]:
     _numbers(text, classes, hits)
     _keys(text, classes, hits)
     _emails(text, hits)
+    _named(text, hits)
     lowered = text.lower() if canaries else b""
     for canary in canaries:
         needle = canary.lower().encode("utf-8", "ignore")
@@ -147,6 +163,8 @@ def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
         return "key" if _is_key(text[start:end]) else None
     if kind == "token":
         return "key" if _formatted_key(text[start:end]) else None
+    if kind == "named":
+        return "key"
     if kind in ("number", "national"):
         number = _number(text, start, end)
         return "phone" if kind == "national" and number == "phone" else number
@@ -199,6 +217,25 @@ def _emails(text: bytes, hits: list[Hit]) -> None:
         key = alnum_key(text[start : match.end()])
         if start < at and len(key) >= MIN_KEY:
             hits.append((key, "email", start, match.end()))
+
+
+def _named(text: bytes, hits: list[Hit]) -> None:
+    """Values the text names as secrets (see the module's docstring)."""
+    for match in _NAMED.finditer(text):
+        value = match.group(1).rstrip(_SENTENCE_END)
+        key = alnum_key(value)
+        if len(key) >= MIN_NAMED and _secret_like(value):
+            hits.append((key, "named", match.start(1), match.start(1) + len(value)))
+
+
+def _secret_like(value: bytes) -> bool:
+    """A digit, or both cases not as a word is capitalised; and not code (a call, an
+    index, an attribute: `token = os.environ[...]`) or a path."""
+    if any(byte in _CODE_BYTES for byte in value):
+        return False
+    if any(48 <= byte <= 57 for byte in value):
+        return True
+    return value != value.lower() and value != value.upper() and not value.istitle()
 
 
 def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
