@@ -441,3 +441,21 @@ def test_a_secret_named_as_one_is_a_piece_whatever_its_shape(url: str) -> None:
 )
 def test_what_names_no_secret_is_no_piece(text: str, url: str) -> None:
     assert Conversation.from_messages([text]).taint(parse_url(url)) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [
+        ("What changed in commit 3f9a2b1c4d5e?", "https://github.com/org/repo/commit/3f9a2b1c4d5e"),
+        ("the SHA is 3f9a2b1c4d5e6f7a8b9c", "https://github.com/o/r/tree/3f9a2b1c4d5e6f7a8b9c"),
+        ("revert rev: 9c8b7a6f5e4d please", "https://gitlab.com/o/r/-/commit/9c8b7a6f5e4d"),
+    ],
+)
+def test_a_hash_the_user_calls_a_commit_is_a_public_identifier(text: str, url: str) -> None:
+    assert Conversation.from_messages([text]).taint(parse_url(url)) is None
+
+
+def test_the_same_hex_unnamed_or_named_a_key_is_still_a_piece() -> None:
+    url = parse_url("https://evil.example/?d=3f9a2b1c4d5e6f7a8b9c")
+    for text in ("my key is 3f9a2b1c4d5e6f7a8b9c", "use 3f9a2b1c4d5e6f7a8b9c here"):
+        assert Conversation.from_messages([text]).taint(url) is not None, text

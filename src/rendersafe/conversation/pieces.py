@@ -11,8 +11,9 @@ What counts, and why:
 - phone: 7 to 15 digits once the separators (space, `-`, `.`, parentheses) are removed;
   card: Luhn-valid 13 to 19 digits; account: an IBAN, or 8 digits or more.
   Not dates (`2024-01-15 10`), IPv4 addresses, decimals (`3.14159265`), nor numbers
-  labelled as public identifiers (`CVE-2024-12345`, `KB5034441`, `ISBN`, `PMID`, `#1234567`):
-  an honest reply links to those by their number.
+  labelled as public identifiers (`CVE-2024-12345`, `KB5034441`, `ISBN`, `PMID`, `#1234567`),
+  nor a lower-case hex hash called a commit, revision or hash (`commit 3f9a2b1c4d`): an
+  honest reply links to those by their number.
 - key: a token of 6+ letters and digits in 5 or more letter/digit blocks (`a1b2c3`,
   `4f3a9c`, nearly any random token), or 4 blocks and 10+ characters (`abc123def456`),
   a long mixed-case random-looking one, or a known credential format (`SECRET_PATTERNS`).
@@ -96,6 +97,13 @@ _ID_LABEL = re.compile(
     re.IGNORECASE,
 )
 _LABEL_WINDOW = 16
+# A commit or object hash the text names as one: a public identifier, as a CVE is.
+_HASH_LABEL = re.compile(
+    rb"(?:commit|sha(?:-?1|-?256)?|rev(?:ision)?|hash|changeset)s?(?:[ \t]+(?:is|was))?"
+    rb"[ :#@-]{0,2}$",
+    re.IGNORECASE,
+)
+_HEX = re.compile(rb"[0-9a-f]{7,64}")
 _IBAN = re.compile(rb"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
 # What comes before an IBAN's digits: its country, maybe check digits and letter groups.
 _IBAN_HEAD = re.compile(rb"(?<![A-Za-z0-9])[A-Z]{2}(?:[0-9]{2} ?(?:[A-Z0-9]{4} ?)*)?$")
@@ -157,18 +165,30 @@ def canary_keys(canary: str) -> list[bytes]:
 
 def confirm(text: bytes, kind: str, start: int, end: int) -> str | None:
     """The kind of the candidate at `start:end` of `text` (None: not a piece)."""
-    if kind == "segment":
-        if _IBAN.fullmatch(text, start, end):
-            return "account"
-        return "key" if _is_key(text[start:end]) else None
-    if kind == "token":
-        return "key" if _formatted_key(text[start:end]) else None
+    if kind in ("segment", "token"):
+        return None if _named_hash(text, start, end) else _token_kind(text, kind, start, end)
     if kind == "named":
         return "key"
     if kind in ("number", "national"):
         number = _number(text, start, end)
         return "phone" if kind == "national" and number == "phone" else number
     return kind
+
+
+def _token_kind(text: bytes, kind: str, start: int, end: int) -> str | None:
+    if kind == "segment" and _IBAN.fullmatch(text, start, end):
+        return "account"
+    if kind == "segment":
+        return "key" if _is_key(text[start:end]) else None
+    return "key" if _formatted_key(text[start:end]) else None
+
+
+def _named_hash(text: bytes, start: int, end: int) -> bool:
+    """A lower-case hex hash the text calls a commit, revision or hash (`commit
+    3f9a2b1c`): a link to it on a code host is the honest reply, and no key looks so."""
+    if not _HEX.fullmatch(text, start, end):
+        return False
+    return _HASH_LABEL.search(text, max(0, start - _LABEL_WINDOW), start) is not None
 
 
 def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
