@@ -102,7 +102,9 @@ class Attacker:
         sock.bind(("127.0.0.1", self._wanted_port))
         self.port = sock.getsockname()[1]
         self.app = HostGuard(self._record, hosts=self.hosts, port=self.port)
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off")
+        config = uvicorn.Config(
+            self.app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
+        )
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
