@@ -1,21 +1,24 @@
-"""The demo page in a real headless Chromium (Debian's, driven by Playwright): while it
-renders the prompt-injected reply through rendersafe, the page requests nothing from
-any host but 127.0.0.1, and the link that carries the user's key raw (known only from
-the conversation the page sent) is gone; without rendersafe, it requests the attacker's
-image and shows the key in a link."""
+"""The demo page in a real headless Chromium (Debian's, driven by Playwright), with the
+demo's fake attacker server on a second loopback port. Through rendersafe, the page
+requests nothing but the demo's own origin, the attacker server receives nothing and the
+page's attacker log stays empty; bypassed, the attacker server receives the user's key
+(decoded from base64, hex and percent-encoding), and the page's log shows it in clear."""
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-from rendersafe.demo import build_demo
-from rendersafe.demo.replies import KEY
+from rendersafe.demo import Attacker, build_demo
+from rendersafe.demo.replies import KEY, SECRET
 from servers import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,10 +35,28 @@ ARGS = [
 ]  # fmt: skip
 
 
+@dataclass
+class Demo:
+    url: str
+    attacker: Attacker
+
+
+@dataclass
+class Run:
+    requested: list[str]  # every URL the page requested
+    reply: str  # the reply's HTML
+    reply_text: str
+    audit: str  # the audit table's HTML
+    log_text: str  # what the page's attacker log shows
+    log_count: int  # its data-count
+    received: list[dict[str, Any]]  # what the attacker server itself recorded meanwhile
+
+
 @pytest.fixture(scope="module")
-def demo() -> Iterator[Server]:
-    with Server(build_demo()) as server:
-        yield server
+def demo() -> Iterator[Demo]:
+    attacker = Attacker()
+    with attacker.running(), Server(build_demo(attacker=attacker)) as server:
+        yield Demo(server.url, attacker)
 
 
 @pytest.fixture(scope="module")
@@ -47,49 +68,125 @@ def browser() -> Iterator[Browser]:
 
 
 def run_scenario(
-    browser: Browser, url: str, button: str, *, bypass: bool
-) -> tuple[list[str], str, str]:
-    """Click `button` on the demo page; return every URL requested, the reply and audit HTML."""
+    browser: Browser, demo: Demo, button: str, *, bypass: bool, speed: str = "0"
+) -> Run:
+    """Click `button` on the demo page and wait for the reply and the attacker's log."""
+    before = demo.attacker.log.next_seq
     page = browser.new_page()
+    page.context.add_cookies([{"name": "session", "value": "demo", "url": demo.url}])
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    page.goto(url)
+    page.goto(demo.url)
     if bypass:
         page.check("#bypass")
+    page.select_option("#speed", speed)
     page.click(button)
-    page.wait_for_selector("body[data-state=done]", timeout=20_000)
-    page.wait_for_timeout(300)  # let any image the render created start loading
-    reply, audit = page.inner_html("#reply"), page.inner_html("#records")
+    page.wait_for_selector("body[data-state=done]", timeout=60_000)
+    page.wait_for_timeout(300)  # any request the page would still make
+    run = Run(
+        requested,
+        page.inner_html("#reply"),
+        page.inner_text("#reply"),
+        page.inner_html("#records"),
+        page.inner_text("#attacker-log"),
+        int(page.get_attribute("#attacker-log", "data-count") or "-1"),
+        demo.attacker.log.since(before),
+    )
     page.close()
-    return requested, reply, audit
+    return run
 
 
-def hosts(urls: list[str]) -> set[str]:
-    return {urlsplit(u).hostname or "" for u in urls if not u.startswith(("data:", "about:"))}
+def origins(urls: list[str]) -> set[str]:
+    return {
+        f"{urlsplit(u).hostname}:{urlsplit(u).port}"
+        for u in urls
+        if not u.startswith(("data:", "about:"))
+    }
 
 
-def test_attack_through_rendersafe_fetches_nothing_remote(browser: Browser, demo: Server) -> None:
-    requested, reply, audit = run_scenario(browser, demo.url, "#attack", bypass=False)
-    assert hosts(requested) == {"127.0.0.1"}
-    assert "attacker.example" not in reply
-    assert "image removed" in reply
-    assert "image_host_not_allowed" in audit
-    assert "attacker.example/{" in audit  # redacted: values replaced by their length
-    assert KEY not in reply  # the raw key, caught because the request carried it
-    assert "conversation_data" in audit
-    assert KEY not in audit
+def own(url: str) -> str:
+    return url.removeprefix("http://")
 
 
-def test_attack_without_rendersafe_fetches_the_attacker(browser: Browser, demo: Server) -> None:
-    requested, reply, _ = run_scenario(browser, demo.url, "#attack", bypass=True)
-    assert "attacker.example" in hosts(requested)  # the leak rendersafe prevents
-    assert "<img" in reply
-    assert f'href="https://attacker.example/c?k={KEY}"' in reply
+def test_attack_through_rendersafe_leaks_nothing(browser: Browser, demo: Demo) -> None:
+    run = run_scenario(browser, demo, "#attack", bypass=False)
+    assert origins(run.requested) == {own(demo.url)}  # not even the attacker's port
+    assert run.received == []
+    assert run.log_count == 0
+    assert "No requests received" in run.log_text
+    assert "127.0.0.1:" + str(demo.attacker.port) not in run.reply
+    assert "[image removed]" in run.reply_text
+    assert "complete![1]" in run.reply_text  # the reference image, its definition gone
+    assert KEY not in run.reply  # the raw key, caught because the request carried it
+    assert "image_host_not_allowed" in run.audit
+    assert "conversation_data" in run.audit
+    assert KEY not in run.audit
 
 
-def test_honest_reply_renders_whole(browser: Browser, demo: Server) -> None:
-    requested, reply, audit = run_scenario(browser, demo.url, "#honest", bypass=False)
-    assert hosts(requested) == {"127.0.0.1"}
-    assert '<a href="https://docs.python.org/3/library/collections.html">' in reply
-    assert "<table>" in reply
-    assert "nothing was removed" in audit
+def test_attack_without_rendersafe_reaches_the_attacker(browser: Browser, demo: Demo) -> None:
+    run = run_scenario(browser, demo, "#attack", bypass=True)
+    assert origins(run.requested) == {own(demo.url), own(demo.attacker.origin or "")}
+    # The attacker server's own record: every image, the key decoded from each encoding.
+    paths = {entry["path"].split("/")[1] for entry in run.received}
+    assert {"pixel.png", "t.gif", "badge"} <= paths
+    encodings = {
+        d["encoding"] for entry in run.received for d in entry["decoded"] if d["text"] == SECRET
+    }
+    assert {"hex", "percent+base64"} <= encodings
+    assert encodings & {"base64", "base64url"}
+    # 127.0.0.1's cookies go to every port: the browser sent the demo's, the log drops it.
+    assert all("cookie" not in dict(entry["headers"]) for entry in run.received)
+    assert all(dict(entry["headers"])["referer"] == demo.url + "/" for entry in run.received)
+    # The page's log shows the same requests, the secret in clear.
+    assert run.log_count == len(run.received) > 0
+    assert SECRET in run.log_text
+    assert "carrying the user's key" in run.log_text
+    assert f"{demo.attacker.origin}/c?" in run.reply  # one click from leaking the key:
+    assert f'&amp;k={KEY}"' in run.reply
+
+
+def test_honest_reply_renders_whole(browser: Browser, demo: Demo) -> None:
+    run = run_scenario(browser, demo, "#honest", bypass=False)
+    assert origins(run.requested) == {own(demo.url)}
+    assert run.received == []
+    assert '<a href="https://docs.python.org/3/library/collections.html">' in run.reply
+    assert "<table>" in run.reply
+    assert "nothing was removed" in run.audit
+
+
+def test_the_page_shows_the_conversation_and_both_runs(browser: Browser, demo: Demo) -> None:
+    page = browser.new_page()
+    page.goto(demo.url)
+    assert page.inner_text("#conversation mark") == KEY
+    page.select_option("#speed", "0")
+    for bypass in (False, True):
+        page.set_checked("#bypass", bypass)
+        page.click("#attack")
+        page.wait_for_function("document.body.dataset.state === 'streaming'")
+        page.wait_for_selector("body[data-state=done]", timeout=60_000)
+    assert "received 0 requests" in page.inner_text("#compare-protected")
+    assert "received 0 requests" not in page.inner_text("#compare-bypassed")
+    assert page.get_attribute("#compare-bypassed", "class") == "leak"
+    page.close()
+
+
+def test_the_default_speed_shows_text_held_back(browser: Browser, demo: Demo) -> None:
+    """At the default speed, through rendersafe, the reply stops short of the image for
+    a second or more (its URL is being judged), then the held text comes out at once."""
+    page = browser.new_page()
+    page.goto(demo.url)
+    assert page.input_value("#speed") == "40"
+    page.click("#attack")
+    page.wait_for_function("document.body.dataset.state === 'streaming'")
+    samples: list[tuple[float, int]] = []  # (time, length of the reply's text)
+    while page.get_attribute("body", "data-state") == "streaming":
+        samples.append((time.monotonic(), len(page.inner_text("#reply"))))
+        if len(samples) > 1 and samples[-1][1] - samples[-2][1] > 15:
+            break  # a held-back span released in one piece
+        page.wait_for_timeout(20)
+    page.close()
+    released, length = samples[-1][0], samples[-2][1]
+    assert samples[-1][1] - length > 15, "no text was released at once"
+    held_since = min(t for t, n in samples if n == length)
+    assert length > 0
+    assert released - held_since > 1.0  # held back long enough to see

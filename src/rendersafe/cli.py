@@ -99,6 +99,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also answer requests with this Host name (default: only 127.0.0.1, "
         "localhost and [::1] on --port)",
     )
+    demo.add_argument(
+        "--attacker-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="the fake attacker server's port on 127.0.0.1 (default: a free one)",
+    )
     return parser
 
 
@@ -133,16 +140,15 @@ Command = Callable[[argparse.Namespace, _Streams], int]
 
 def _demo(args: argparse.Namespace, streams: _Streams) -> int:
     try:
-        import uvicorn  # noqa: PLC0415  (optional: the demo extra)
+        import uvicorn  # noqa: F401, PLC0415  (optional: the demo extra)
     except ImportError:
         streams.err.write("rendersafe demo needs uvicorn: pip install 'rendersafe[demo]'\n")
         return EXIT_ERROR
-    from .demo import LOCAL_HOSTS, build_demo  # noqa: PLC0415  (starlette, only for the demo)
+    from .demo import LOCAL_HOSTS, serve  # noqa: PLC0415  (starlette, only for the demo)
 
     hosts = [*LOCAL_HOSTS, *args.allow_host]
-    app = build_demo(load_policy(args.policy), hosts=hosts, port=args.port)
-    streams.err.write(f"rendersafe demo on http://127.0.0.1:{args.port} (Ctrl-C to stop)\n")
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    policy = load_policy(args.policy)
+    serve(policy, hosts=hosts, port=args.port, attacker_port=args.attacker_port, out=streams.err)
     return EXIT_CLEAN
 
 

@@ -1,25 +1,46 @@
 // The demo page: send the conversation as an OpenAI chat request, stream the reply,
-// re-render the whole Markdown after every token (as chat clients do), then show the
-// audit records rendersafe wrote for the request.
+// re-render the whole Markdown after every token (as chat clients do), show what the
+// fake attacker server received meanwhile (read through this app's /demo/attacker,
+// so no other origin is ever read), then the audit records rendersafe wrote.
 "use strict";
 
 const md = window.markdownit({ html: true, linkify: true });
-const reply = document.getElementById("reply");
-const status = document.getElementById("status");
-const records = document.getElementById("records");
-const conversation = document.getElementById("conversation");
-let messages = [];
+const $ = (id) => document.getElementById(id);
+const reply = $("reply"), status = $("status"), records = $("records");
+const attackerLog = $("attacker-log");
+let messages = [], info = { key: "", attacker: "" };
+let run = null;  // { since, started, mode }: the attacker's requests counted from `since`
 
-async function loadConversation() {
-  messages = await (await fetch("/demo/conversation")).json();
+async function load() {
+  [info, messages] = await Promise.all([
+    fetch("/demo/info").then((r) => r.json()),
+    fetch("/demo/conversation").then((r) => r.json()),
+  ]);
+  $("attacker-origin").textContent = "(" + info.attacker + ")";
+  const conversation = $("conversation");
   conversation.className = "";
   conversation.replaceChildren(...messages.map((m) => {
     const line = document.createElement("p");
     const who = document.createElement("b");
     who.textContent = m.role + ": ";
-    line.append(who, m.content);
+    line.append(who, ...marked(m.content));
     return line;
   }));
+}
+
+function marked(text) {
+  // `text` as nodes, the planted key highlighted wherever it appears.
+  const parts = info.key ? text.split(info.key) : [text];
+  const nodes = [];
+  parts.forEach((part, i) => {
+    if (i) {
+      const mark = document.createElement("mark");
+      mark.textContent = info.key;
+      nodes.push(mark);
+    }
+    nodes.push(part);
+  });
+  return nodes;
 }
 
 function* sseData(buffer) {
@@ -36,14 +57,22 @@ function* sseData(buffer) {
 }
 
 async function stream(scenario) {
-  const bypass = document.getElementById("bypass").checked;
+  const bypass = $("bypass").checked;
+  const mode = bypass ? "bypassed" : "protected";
+  const label = bypass ? "rendersafe bypassed" : "Through rendersafe";
   const requestId = "demo-" + Math.random().toString(16).slice(2);
+  const delay = Number($("speed").value) / 1000;
+  const since = (await (await fetch("/demo/attacker?since=999999999999")).json()).next;
+  run = { since, started: Date.now(), mode };
   document.body.dataset.state = "streaming";
-  status.textContent = (bypass ? "Unprotected" : "Through rendersafe") + ", streaming...";
+  document.body.dataset.mode = mode;
+  $("mode").textContent = label.toLowerCase();
+  status.textContent = label + ", streaming...";
   reply.innerHTML = "";
   records.textContent = "Waiting for the reply to end.";
   records.className = "none";
-  const response = await fetch(`/${bypass ? "raw" : "api"}/chat?scenario=${scenario}`, {
+  await pollAttacker();
+  const response = await fetch(`/${bypass ? "raw" : "api"}/chat?scenario=${scenario}&delay=${delay}`, {
     method: "POST",
     headers: { "x-request-id": requestId, "content-type": "application/json" },
     body: JSON.stringify({ model: "demo", stream: true, messages }),
@@ -67,16 +96,72 @@ async function stream(scenario) {
     buffer = item.value;
     reply.innerHTML = md.render(text);
   }
-  status.textContent = (bypass ? "Unprotected" : "Through rendersafe") + ", done. Request " + requestId + ".";
-  await showAudit(requestId);
+  status.textContent = label + ", done. Request " + requestId + ".";
+  await new Promise((resolve) => setTimeout(resolve, 600));  // the last images load
+  const seen = await pollAttacker();
+  const found = await showAudit(requestId);
+  compare(mode, scenario, seen, found);
   document.body.dataset.state = "done";
+}
+
+async function pollAttacker() {
+  // Show the requests of the current run; return them.
+  if (!run) return [];
+  const current = run;
+  const answer = await (await fetch(`/demo/attacker?since=${current.since}`)).json();
+  if (run !== current) return answer.requests;
+  showAttacker(answer.requests, current);
+  return answer.requests;
+}
+
+function carriesKey(request) {
+  return request.decoded.some((d) => d.text.includes(info.key))
+    || unescaped(request.path + "?" + request.query).includes(info.key);
+}
+
+function unescaped(text) {
+  try { return decodeURIComponent(text); } catch { return text; }  // a URL cut mid-escape
+}
+
+function showAttacker(requests, current) {
+  attackerLog.dataset.count = String(requests.length);
+  const count = document.createElement("p");
+  const leaked = requests.filter(carriesKey).length;
+  count.className = "count " + (requests.length ? "leak" : "safe");
+  count.textContent = requests.length
+    ? `${requests.length} requests received, ${leaked} carrying the user's key.`
+    : "No requests received.";
+  const list = document.createElement("ol");
+  for (const r of [...requests].reverse()) {
+    const item = document.createElement("li");
+    item.className = "request";
+    const when = document.createElement("span");
+    when.className = "when";
+    const seconds = (Date.parse(r.time) - current.started) / 1000;
+    when.textContent = `+${seconds.toFixed(2)} s ${r.method}`;
+    const url = document.createElement("span");
+    url.className = "url";
+    const shown = r.path + (r.query ? "?" + r.query : "");
+    url.append(...marked(shown.length > 160 ? shown.slice(0, 160) + "…" : shown));
+    item.append(when, url);
+    for (const d of r.decoded) {
+      const line = document.createElement("div");
+      line.className = "decoded";
+      line.append(`${d.where}, ${d.encoding}: `, ...marked(d.text));
+      item.append(line);
+    }
+    list.append(item);
+  }
+  attackerLog.replaceChildren(count, list);
 }
 
 async function showAudit(requestId) {
   const found = await (await fetch(`/demo/audit?request_id=${requestId}`)).json();
   if (!found.length) {
-    records.textContent = "No records: nothing was removed.";
-    return;
+    records.textContent = run && run.mode === "bypassed"
+      ? "No records: rendersafe was bypassed."
+      : "No records: nothing was removed.";
+    return found;
   }
   records.className = "";
   const table = document.createElement("table");
@@ -89,8 +174,19 @@ async function showAudit(requestId) {
     }
   }
   records.replaceChildren(table);
+  return found;
 }
 
-const ready = loadConversation();
-document.getElementById("honest").addEventListener("click", () => ready.then(() => stream("honest")));
-document.getElementById("attack").addEventListener("click", () => ready.then(() => stream("attack")));
+function compare(mode, scenario, seen, found) {
+  // The last run of each mode, side by side.
+  const box = $("compare-" + mode);
+  const leaked = seen.filter(carriesKey).length;
+  box.className = seen.length ? "leak" : "safe";
+  box.querySelector("span").textContent = `${scenario} reply: the attacker received `
+    + `${seen.length} requests (${leaked} with the key); ${found.length} audit records.`;
+}
+
+const ready = load();
+setInterval(() => { if (document.body.dataset.state === "streaming") pollAttacker(); }, 400);
+$("honest").addEventListener("click", () => ready.then(() => stream("honest")));
+$("attack").addEventListener("click", () => ready.then(() => stream("attack")));
