@@ -29,10 +29,14 @@ import contextlib
 import fnmatch
 import json
 import logging
+import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
+import anyio
+import anyio.to_thread
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -62,6 +66,15 @@ _FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
 # Enough for the conversations chat clients send; past it the rest is not read.
 MAX_REQUEST_BYTES = 1 << 20
+# A feed that may settle this many characters or more runs in a worker thread: the
+# worst text costs ~40 µs a character (a flood of `[`), so what runs on the event loop
+# holds it ~8 ms at most. An honest token only extends its line and stays inline.
+INLINE_CHARS = 192
+# Feeds in worker threads at once, per middleware (the app's own thread pool is not used).
+WORKERS = 4
+# While a feed runs in a worker, the event loop's thread waits this long at most for
+# the GIL after each system call (Python's default, 5 ms, per call, adds up to a stall).
+_SWITCH_INTERVAL = 0.0005
 
 # A response is `new` until its start message, then `passthrough` (not ours to
 # sanitise) or `held` (its start kept back), `streaming` once the start is sent, and
@@ -109,6 +122,7 @@ class RenderSafeMiddleware:
         self.request_id_header = request_id_header.lower()
         self.max_request_bytes = max_request_bytes
         self.conversation_hook = conversation
+        self._limiter: anyio.CapacityLimiter | None = None  # made in the event loop
         if policy.audit_required and audit is None:
             raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
@@ -129,6 +143,12 @@ class RenderSafeMiddleware:
         with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
             await recorder.log.aemit(record)
         await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+
+    def limiter(self) -> anyio.CapacityLimiter:
+        """The worker threads heavy feeds share."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(WORKERS)
+        return self._limiter
 
     def _request_recorder(self, source: Source, emit: Emit) -> AuditRecorder | None:
         """The recorder of one request: its source, its records collected by `emit`."""
@@ -185,6 +205,7 @@ class _Responder:
         self.send: Send = _unset_send
         self.start: Message | None = None  # held until the first body message
         self.codec: Codec | None = None
+        self.texts: Texts | None = None
         self.inflater: Inflater | None = None
         self.state: State = "new"
         self.disconnected = False
@@ -231,7 +252,19 @@ class _Responder:
         if self.state in ("done", "failed"):
             return  # the response is over; the app's late messages go nowhere
         try:
-            outgoing = self._handle(message)
+            if self._heavy(message):
+                # Off the event loop, so one stream's flood does not stall the others;
+                # the app waits on this `send`, so the order of its messages holds.
+                limiter = self.owner.limiter()
+                with _QUICK_SWITCH:
+                    outgoing = await anyio.to_thread.run_sync(
+                        self._handle, message, limiter=limiter
+                    )
+                if self.disconnected:
+                    self.state = "failed"  # the client left while the worker ran
+                    return
+            else:
+                outgoing = self._handle(message)
         except Exception as exc:
             await self._fail(f"{type(exc).__name__}: {exc}")
             return
@@ -240,6 +273,21 @@ class _Responder:
                 await self._flush_audit()
         for item in outgoing:
             await self._forward(item)
+
+    def _heavy(self, message: Message) -> bool:
+        """Could handling `message` hold the event loop long? Judged before, cheaply:
+        a body message whose text may complete a unit of `INLINE_CHARS` or more."""
+        codec, texts = self.codec, self.texts
+        if codec is None or texts is None or message["type"] != "http.response.body":
+            return False
+        body = message.get("body", b"")
+        if self.inflater is not None:
+            return bool(body)  # how much text it inflates to is not known before
+        final = not message.get("more_body", False)
+        added, line_end = codec.reach(body, final=final)
+        if codec.buffered:
+            return added >= INLINE_CHARS
+        return texts.settles_at_most(added, line_end=line_end) >= INLINE_CHARS
 
     def _handle(self, message: Message) -> list[Message]:
         """What to send on for `message` (worked out before anything is sent)."""
@@ -288,9 +336,13 @@ class _Responder:
         judged with its conversation."""
         sanitizer = self.owner.sanitizer
         conversation, context = self._conversation()
+        texts = Texts(
+            sanitizer._recording(self.recorder), conversation=conversation, context=context
+        )
+        self.texts = texts
         return codec_for(
             fmt,
-            Texts(sanitizer._recording(self.recorder), conversation=conversation, context=context),
+            texts,
             charset=_charset(content_type),
             json_paths=self.owner.json_paths,
             json_limit=4 * sanitizer.policy.max_input_chars,
@@ -389,6 +441,32 @@ async def _refuse(send: Send, status: int, message: str, request_id: str | None 
 
 
 _MIDDLEWARE = Source(kind="middleware")
+
+
+class _QuickSwitch:
+    """Lowers the interpreter's switch interval while any worker feed runs, and puts it
+    back after the last (unless someone else changed it meanwhile)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._saved = sys.getswitchinterval()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(self._saved, _SWITCH_INTERVAL))
+            self._running += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0 and sys.getswitchinterval() == min(self._saved, _SWITCH_INTERVAL):
+                sys.setswitchinterval(self._saved)
+
+
+_QUICK_SWITCH = _QuickSwitch()
 
 
 async def _unset_send(message: Message) -> None:

@@ -68,6 +68,14 @@ class StreamSanitizer:
         """Characters received but not sent yet."""
         return len(self._segmenter.pending) - self._sent
 
+    def settles_at_most(self, added: int, *, line_end: bool = True) -> int:
+        """The most characters the next `feed` of `added` characters can settle: 0 when
+        such a chunk (holding no line end, if `line_end` is False) only extends the
+        current line; else the length of the unit it may complete. What a caller that
+        must not block (an event loop) reads to decide where to run the feed."""
+        segmenter = self._segmenter
+        return 0 if not line_end and segmenter.quiet(added) else segmenter.length + added
+
     def feed(self, chunk: str) -> str:
         """Take the next chunk; return the text now settled and safe to send."""
         if not isinstance(chunk, str):

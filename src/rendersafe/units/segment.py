@@ -77,6 +77,16 @@ class Segmenter:
         return "".join(self._lines) + self._line
 
     @property
+    def length(self) -> int:
+        """The length of the current unit so far."""
+        return self._length + len(self._line)
+
+    def quiet(self, added: int) -> bool:
+        """Would pushing `added` more characters, none of them a line end, complete no
+        unit? (Mid-line, under the limit: they only extend the current line.)"""
+        return self._head_decided and self._length + len(self._line) + added <= self.limit
+
+    @property
     def context(self) -> str:
         """What is open after the complete lines so far, as a line to parse in front
         of what follows: a fence's opening line, a raw block's tag, or ""."""

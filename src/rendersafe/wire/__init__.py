@@ -5,6 +5,9 @@
     out += codec.close()                      # at the end of the body
 
 Every codec raises `FormatError` when the body is not what it claims to be.
+`codec.reach(data, final=...)` bounds, cheaply and before the feed, how much text a feed
+of `data` can hand its streams and whether it can hold a line end or end a text: what the
+middleware reads to keep a heavy feed off the event loop.
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class Codec(Protocol):
     def close(self) -> bytes: ...
 
     def error_frame(self, message: str) -> bytes: ...
+
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]: ...
 
 
 def format_of(content_type: str | None) -> str | None:

@@ -41,6 +41,10 @@ class JsonCodec:
         self._parts.append(data)
         return b""
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+        """Nothing is sanitised until the body ends; then all of it, at once."""
+        return (self._size + len(data), True) if final else (0, False)
+
     def close(self) -> bytes:
         """The whole body, its text fields sanitised (unchanged bytes if nothing was)."""
         raw = b"".join(self._parts)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from typing import Any
 
 from ..errors import FormatError
@@ -19,6 +20,8 @@ __all__ = ["NdjsonCodec"]
 
 _CHAT_FIELDS: tuple[str, ...] = ("content", "thinking")
 _GENERATE_FIELDS: tuple[str, ...] = ("response", "thinking")
+_DONE = re.compile(rb'"done"')
+_NOT_DONE = re.compile(rb'"done"\s*:\s*false')
 
 
 class NdjsonCodec:
@@ -52,6 +55,14 @@ class NdjsonCodec:
         if tails:
             out += dumps(self._tail_line(tails)) + "\n"
         return out.encode()
+
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+        """At most how many characters of text feeding `data` (with a cut line held)
+        hands the texts, and whether they can hold a line end (escaped, in JSON) or
+        end a text (`done` not false)."""
+        data += self._partial.encode()
+        ends = len(_DONE.findall(data)) != len(_NOT_DONE.findall(data))
+        return len(data), final or ends or b"\\n" in data or b"\\u" in data
 
     def error_frame(self, message: str) -> bytes:
         """Ollama's error line."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +96,18 @@ class SseCodec:
             return out
         return out + "".join(e.encode() for e in self._dialect.finish()).encode()
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+        """At most how many characters of text feeding `data` (with what is held of a
+        cut event) hands the texts, and whether they can hold a line end or end a text."""
+        held = self._reader.held
+        size = len(data) + len(held)
+        if final:
+            return size, True
+        if self._dialect is None or isinstance(self._dialect, PlainSse):
+            return size, b"\n" in data or b"\r" in data or "\n" in held or "\r" in held
+        escapes = any(e.encode() in data or e in held for e in _JSON_LINE_END)
+        return size, escapes or _may_end(data) or _may_end(held.encode())
+
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""
         dialect = self._dialect or PlainSse(self.texts)
@@ -124,6 +137,16 @@ class SseCodec:
 
 
 _NOT_JSON: Any = object()
+# Inside a JSON string a line end is always escaped: `\n`, or `\u000a`.
+_JSON_LINE_END = ("\\n", "\\u")
+# What can end a text (a finish reason, an event type, `[DONE]`), and the cases of it
+# that never do (a null finish reason, a delta): an event with more of the first may.
+_MAY_END = re.compile(rb'"finish_reason"|"type"|\[DONE\]')
+_STEADY = re.compile(rb'"finish_reason"\s*:\s*null|"type"\s*:\s*"[a-z_.-]*delta"')
+
+
+def _may_end(data: bytes) -> bool:
+    return len(_MAY_END.findall(data)) != len(_STEADY.findall(data))
 
 
 def _parse(text: str) -> Any:

@@ -45,6 +45,12 @@ class TextCodec:
         """The body ended: the rest."""
         return self._sanitise(self._decoder.decode(b"", final=True), final=True)
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+        """At most how many characters feeding `data` hands the text (with the head
+        held to sniff), and whether they can hold a line end."""
+        head = self._head or ""
+        return len(data) + len(head), final or b"\n" in data or "\n" in head
+
     def error_frame(self, message: str) -> bytes:
         """Plain text has no error frame: the body just ends."""
         return b""

@@ -59,6 +59,14 @@ class Texts:
             )
         return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
 
+    def settles_at_most(self, added: int, *, line_end: bool = True) -> int:
+        """The most characters one of these texts can settle when `added` more
+        characters arrive (see `StreamSanitizer.settles_at_most`)."""
+        bounds = (s.settles_at_most(added, line_end=line_end) for s in self._streams.values())
+        # A text that starts now completes nothing without a line end or the hold limit.
+        new = added if line_end or added > self.sanitizer.policy.max_hold_chars else 0
+        return max(new, max(bounds, default=0))
+
     def close(self, key: Hashable) -> str:
         """End text `key`; return the rest of it ("" if it never started)."""
         stream = self._streams.pop(key, None)
