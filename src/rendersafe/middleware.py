@@ -31,6 +31,7 @@ import json
 import logging
 import sys
 import threading
+import traceback
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
@@ -43,9 +44,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .audit import AuditLog, AuditRecord, Source
 from .audit.recorder import AuditRecorder, Emit
 from .conversation import Conversation
-from .errors import FormatError, PolicyError
+from .errors import FormatError, PolicyError, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
+from .urls.redact import exception_text
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
 from .wire.encoding import Inflater, inflater_for
 from .wire.requests import RequestTee, conversation_of
@@ -64,6 +66,7 @@ _NO_BODY_STATUS = frozenset({204, 304})
 # Messages that carry no body text; any other (a file by path) is refused.
 _FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
+_UNAUDITED = "the audit log cannot be written; replies are held back"
 # Enough for the conversations chat clients send; past it the rest is not read.
 MAX_REQUEST_BYTES = 1 << 20
 # A feed that may settle this many characters or more runs in a worker thread: the
@@ -136,13 +139,18 @@ class RenderSafeMiddleware:
             return
         await _Responder(self, scope).run(receive, send)
 
+    @property
+    def audit_required(self) -> bool:
+        """Does the policy say no reply goes out unless its records are written?"""
+        return self.sanitizer.policy.audit_required
+
     async def _refuse_unaudited(self, recorder: AuditRecorder, send: Send) -> None:
         """503 while the audit log fails. The refusal is recorded too: a write that
         succeeds is how the log is seen to work again."""
         record = recorder.event_record("error", "refused: the audit log cannot be written")
         with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
             await recorder.log.aemit(record)
-        await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+        await _refuse(send, 503, _UNAUDITED)
 
     def limiter(self) -> anyio.CapacityLimiter:
         """The worker threads heavy feeds share."""
@@ -191,7 +199,7 @@ class RenderSafeMiddleware:
             return Conversation.coerce(found.messages), notes + found.notes
         except Exception as exc:  # whatever the request holds, the reply is still served
             who = "the conversation hook" if hook is not None else "reading the request"
-            logger.warning("rendersafe: %s raised", who, exc_info=True)
+            _log_exception(f"rendersafe: {who} raised", exc)
             return None, (*notes, f"unread: {who} raised {type(exc).__name__}")
 
 
@@ -229,9 +237,9 @@ class _Responder:
         except Exception as exc:
             if self.state in ("new", "passthrough") or self.disconnected:
                 raise  # the app's error (or the server's OSError) is not ours to hide
-            logger.warning("rendersafe: the application raised", exc_info=True)
+            _log_exception("rendersafe: the application raised", exc)
             if not self.disconnected and self.state not in ("done", "failed"):
-                await self._fail(f"the application raised {type(exc).__name__}: {exc}")
+                await self._fail(f"the application raised {exception_text(exc)}")
             return
         if self.state in ("held", "streaming") and not self.disconnected:
             await self._fail("the application returned before the body ended")
@@ -251,6 +259,7 @@ class _Responder:
             raise OSError("the client disconnected")  # ASGI 2.4: stop the app
         if self.state in ("done", "failed"):
             return  # the response is over; the app's late messages go nowhere
+        sent_state = self.state
         try:
             if self._heavy(message):
                 # Off the event loop, so one stream's flood does not stall the others;
@@ -266,11 +275,14 @@ class _Responder:
             else:
                 outgoing = self._handle(message)
         except Exception as exc:
-            await self._fail(f"{type(exc).__name__}: {exc}")
+            await self._fail(_described(exc))
             return
-        finally:
-            if self._pending:
-                await self._flush_audit()
+        if self._pending and not await self._flush_audit(required=self.owner.audit_required):
+            # Under `audit_required`, text whose records were not written is not sent:
+            # nothing of `outgoing` went out, so the response is where it was before.
+            self.state = sent_state
+            await self._fail("its audit records could not be written", status=503)
+            return
         for item in outgoing:
             await self._forward(item)
 
@@ -382,15 +394,18 @@ class _Responder:
         self.state = "streaming"
         return self.start
 
-    async def _fail(self, reason: str) -> None:
-        """End the response without sending anything held."""
+    async def _fail(self, reason: str, *, status: int = 502) -> None:
+        """End the response without sending anything held (`status`: the answer when
+        nothing was sent yet)."""
         logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
         if self.recorder is not None:
             self.recorder.event("error", reason)
         await self._flush_audit()  # recorded before the client can see the end
         held, self.state = self.state, "failed"
         try:
-            if held == "held":
+            if held == "held" and status == 503:
+                await _refuse(self.send, 503, _UNAUDITED, self.source.request_id)
+            elif held == "held":
                 await self._send_502()
             elif held == "streaming":
                 frame = self.codec.error_frame(_WITHHELD) if self.codec else b""
@@ -408,17 +423,21 @@ class _Responder:
             self._disconnect()
             raise
 
-    async def _flush_audit(self) -> None:
-        """Hand the records made so far to the audit log (waiting if its queue is full)."""
+    async def _flush_audit(self, *, required: bool = False) -> bool:
+        """Hand the records made so far to the audit log (waiting if its queue is full);
+        if `required`, wait until they are written too. False: they are not (yet)."""
         if self.recorder is None or not self._pending:
-            return
+            return True
         pending = self._pending[:]
         self._pending.clear()  # the same list: the recorder's `emit` appends to it
+        log = self.recorder.log
         try:
             for record in pending:
-                await self.recorder.log.aemit(record)
+                await log.aemit(record)
         except RuntimeError as exc:  # a closed log: the response goes on regardless
             logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
+            return not required
+        return await log.awritten() if required else True
 
     def _disconnect(self) -> None:
         if self.disconnected:
@@ -428,6 +447,21 @@ class _Responder:
             if self.recorder is not None:
                 self.recorder.event("disconnect", "the client went away mid-response")
             self.state, self.codec = "failed", None  # drop what is held
+
+
+def _described(exc: Exception) -> str:
+    """Why a response failed: our own errors say it without quoting the body; any other
+    exception's text is bounded and redacted."""
+    if isinstance(exc, RenderSafeError):
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+    return exception_text(exc)
+
+
+def _log_exception(message: str, exc: BaseException) -> None:
+    """Log `exc` with where it was raised but not its text, which may quote the reply."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = "".join(f"\n  {f.filename}:{f.lineno} in {f.name}" for f in frames[-8:])
+    logger.warning("%s %s%s", message, exception_text(exc), where)
 
 
 async def _refuse(send: Send, status: int, message: str, request_id: str | None = None) -> None:

@@ -29,6 +29,7 @@ from .findings import Finding
 from .units.segment import Segmenter, Unit
 from .units.sent import SentText
 from .units.settle import UnitSanitizer
+from .urls.redact import exception_text
 
 __all__ = ["StreamSanitizer"]
 
@@ -105,7 +106,7 @@ class StreamSanitizer:
         self._state = "broken"
         if isinstance(exc, RenderSafeError):
             return exc
-        return SanitizeError(f"internal error while sanitising a stream: {exc!r}")
+        return SanitizeError(f"internal error while sanitising a stream: {exception_text(exc)}")
 
     def _feed(self, chunk: str) -> str:
         units = self._segmenter.push(chunk)

@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import dumps, judged_urls, url_of
 from .json_path import Holder, json_path_fields
+from .messages import json_error
 from .text_streams import Texts
 
 __all__ = ["JsonCodec"]
@@ -53,7 +54,8 @@ class JsonCodec:
         try:
             data = json.loads(raw)
         except ValueError as exc:
-            raise FormatError(f"the JSON body does not parse: {exc}") from exc
+            why = json_error(exc, len(raw))
+            raise FormatError(f"the JSON body does not parse ({why})") from exc
         holders = list(self._holders(data))
         changed = False
         for holder, key in holders:

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, require
+from .messages import json_error, safe_name
 from .sse import MAX_PENDING
 from .text_streams import Texts
 
@@ -76,7 +77,8 @@ class NdjsonCodec:
         try:
             data = json.loads(body)
         except ValueError as exc:
-            raise FormatError(f"NDJSON line {self._line} is not JSON: {exc}") from exc
+            why = json_error(exc, len(body))
+            raise FormatError(f"NDJSON line {self._line} is not JSON ({why})") from exc
         data = require(data, dict, f"NDJSON line {self._line}")
         holder, fields = _texts_of(data)
         if holder is None:
@@ -111,4 +113,5 @@ def _texts_of(data: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, .
         return data, _GENERATE_FIELDS
     if "error" in data or "done" in data:
         return None, ()
-    raise FormatError(f"an NDJSON line of an unknown shape (keys {sorted(data)[:6]})")
+    keys = ", ".join(safe_name(key) for key in sorted(data)[:6])
+    raise FormatError(f"an NDJSON line of an unknown shape (keys {keys})")

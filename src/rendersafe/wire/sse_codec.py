@@ -18,6 +18,7 @@ from ..errors import FormatError
 from .ai_sdk import AiSdk
 from .anthropic import Anthropic
 from .dialect import DONE, Dialect
+from .messages import safe_name
 from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
@@ -78,6 +79,7 @@ class SseCodec:
         # utf-8-sig: a leading byte order mark is dropped, as the SSE standard says.
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._dialect: Dialect | None = DIALECTS[dialect](texts) if dialect else None
+        self._events = 0  # events with data so far, for error messages
 
     @property
     def dialect(self) -> str | None:
@@ -122,6 +124,7 @@ class SseCodec:
         text = event.data
         if text is None:
             return [event]  # comments, keep-alives, `retry:`
+        self._events += 1
         data = _parse(text)
         if self._dialect is None:
             found = _detect(data)
@@ -129,7 +132,10 @@ class SseCodec:
                 return [event]  # [DONE] or an error before anything else
             self._dialect = found(self.texts)
         if data is _NOT_JSON and not isinstance(self._dialect, PlainSse):
-            raise FormatError(f"{self._dialect.name} event data is not JSON: {text[:40]!r}")
+            raise FormatError(
+                f"{self._dialect.name} event {self._events}: its data is not JSON "
+                f"({len(text)} characters)"
+            )
         if isinstance(self._dialect, PlainSse) and isinstance(data, dict) and _dialect_of(data):
             # Text first, then a provider's events: a client would render those.
             raise FormatError("a provider's JSON events after plain text events")
@@ -170,7 +176,7 @@ def _detect(data: Any) -> Factory | None:
     found = _dialect_of(data)
     if found is None and data.get("type") != "error" and "error" not in data:
         kind = data.get("type")
-        raise FormatError(f"SSE data of an unknown shape (type {kind!r}); pin a format")
+        raise FormatError(f"SSE data of an unknown shape (type {safe_name(kind)}); pin a format")
     return found
 
 

@@ -12,6 +12,7 @@ import codecs
 import re
 
 from ..errors import FormatError
+from .messages import safe_name
 from .text_streams import Texts
 
 __all__ = ["TextCodec"]
@@ -32,7 +33,9 @@ class TextCodec:
 
     def __init__(self, texts: Texts, charset: str = "utf-8") -> None:
         if charset.strip().lower() not in _UTF8:
-            raise FormatError(f"charset {charset!r}: clients read UTF-8, so only UTF-8 is read")
+            raise FormatError(
+                f"charset {safe_name(charset)}: clients read UTF-8, so only UTF-8 is read"
+            )
         self.texts = texts
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head: str | None = ""  # None once the first line is known not to be framing

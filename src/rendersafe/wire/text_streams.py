@@ -16,6 +16,7 @@ from ..errors import FormatError, InputTooLargeError
 from ..findings import Construct, Finding
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
+from .messages import safe_name
 
 __all__ = ["Report", "Texts"]
 
@@ -53,7 +54,7 @@ class Texts:
         if stream is None:
             if key in self._ended:
                 # A client that joins the pieces would join them across the end.
-                raise FormatError(f"text {key!r} continued after it ended")
+                raise FormatError(f"text {safe_name(key)} continued after it ended")
             stream = self._streams[key] = self.sanitizer.stream(
                 context=self.context, on_finding=self.report, conversation=self.conversation
             )
