@@ -31,6 +31,7 @@ import json
 import logging
 import sys
 import threading
+import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -69,10 +70,18 @@ _WITHHELD = "rendersafe withheld the rest of this reply"
 _UNAUDITED = "the audit log cannot be written; replies are held back"
 # Enough for the conversations chat clients send; past it the rest is not read.
 MAX_REQUEST_BYTES = 1 << 20
-# A feed that may settle this many characters or more runs in a worker thread: the
-# worst text costs ~40 µs a character (a flood of `[`), so what runs on the event loop
-# holds it ~8 ms at most. An honest token only extends its line and stays inline.
-INLINE_CHARS = 192
+# A feed runs on the event loop only if what it may settle is under INLINE_CHARS and
+# expected to take under INLINE_SECONDS: its characters at the cost per character this
+# response's feeds have shown (FIRST_COST until then; honest text measures 1-4 µs),
+# plus what each opener it holds costs at worst (a flood of `[` ~40 µs a character, of
+# `<img src=a ` ~400 µs a tag); else in a worker thread. An honest token only extends
+# its line and settles nothing: it always stays inline.
+INLINE_SECONDS = 0.004
+INLINE_CHARS = 1024
+FIRST_COST = 4e-6
+BRACKET_COST = 40e-6
+TAG_COST = 400e-6
+_MEASURED = 64  # a feed that may settle fewer characters is cheap whatever it holds
 # Feeds in worker threads at once, per middleware (the app's own thread pool is not used).
 WORKERS = 4
 # While a feed runs in a worker, the event loop's thread waits this long at most for
@@ -214,6 +223,7 @@ class _Responder:
         self.start: Message | None = None  # held until the first body message
         self.codec: Codec | None = None
         self.texts: Texts | None = None
+        self.cost = FIRST_COST  # seconds a character settled takes, as measured so far
         self.inflater: Inflater | None = None
         self.state: State = "new"
         self.disconnected = False
@@ -261,19 +271,20 @@ class _Responder:
             return  # the response is over; the app's late messages go nowhere
         sent_state = self.state
         try:
-            if self._heavy(message):
+            settles = self._settles(message)
+            if self._heavy(settles, message):
                 # Off the event loop, so one stream's flood does not stall the others;
                 # the app waits on this `send`, so the order of its messages holds.
                 limiter = self.owner.limiter()
                 with _QUICK_SWITCH:
                     outgoing = await anyio.to_thread.run_sync(
-                        self._handle, message, limiter=limiter
+                        self._timed, message, settles, limiter=limiter
                     )
                 if self.disconnected:
                     self.state = "failed"  # the client left while the worker ran
                     return
             else:
-                outgoing = self._handle(message)
+                outgoing = self._timed(message, settles)
         except Exception as exc:
             await self._fail(_described(exc))
             return
@@ -286,20 +297,44 @@ class _Responder:
         for item in outgoing:
             await self._forward(item)
 
-    def _heavy(self, message: Message) -> bool:
-        """Could handling `message` hold the event loop long? Judged before, cheaply:
-        a body message whose text may complete a unit of `INLINE_CHARS` or more."""
+    def _settles(self, message: Message) -> int:
+        """At most how many characters handling `message` settles (what it costs),
+        judged before, cheaply: 0 for a token that only extends its line."""
         codec, texts = self.codec, self.texts
         if codec is None or texts is None or message["type"] != "http.response.body":
-            return False
+            return 0
         body = message.get("body", b"")
-        if self.inflater is not None:
-            return bool(body)  # how much text it inflates to is not known before
+        if self.inflater is not None:  # how much text it inflates to is not known before
+            return INLINE_CHARS if body else 0
         final = not message.get("more_body", False)
-        added, line_end = codec.reach(body, final=final)
-        if codec.buffered:
-            return added >= INLINE_CHARS
-        return texts.settles_at_most(added, line_end=line_end) >= INLINE_CHARS
+        # Under `within`, even settling every text whole stays cheap: no need to count.
+        within = min(INLINE_CHARS, int(INLINE_SECONDS / self.cost)) - texts.longest()
+        added, line_ends = codec.reach(body, final=final, within=within)
+        return added if codec.buffered else texts.settles_at_most(added, line_ends)
+
+    def _heavy(self, settles: int, message: Message) -> bool:
+        """Would settling `settles` characters (for `message`) hold the loop too long?"""
+        if settles < _MEASURED or self.texts is None:
+            return False
+        expected = settles * self.cost
+        if settles >= INLINE_CHARS or expected >= INLINE_SECONDS:
+            return True
+        body: bytes = message.get("body", b"")
+        brackets, tags = self.texts.openers()
+        brackets, tags = brackets + body.count(b"["), tags + body.count(b"<")
+        return expected + brackets * BRACKET_COST + tags * TAG_COST >= INLINE_SECONDS
+
+    def _timed(self, message: Message, settles: int) -> list[Message]:
+        """`_handle`, learning from its CPU time what a character costs this response."""
+        if settles < _MEASURED:
+            return self._handle(message)
+        began = time.thread_time()
+        try:
+            return self._handle(message)
+        finally:
+            cost = (time.thread_time() - began) / settles
+            # Up at once (a flood shows itself), down slowly (one cheap unit proves little).
+            self.cost = max(cost, 0.8 * self.cost + 0.2 * cost)
 
     def _handle(self, message: Message) -> list[Message]:
         """What to send on for `message` (worked out before anything is sent)."""
@@ -361,17 +396,18 @@ class _Responder:
         )
 
     def _body(self, body: bytes, *, more: bool) -> list[Message]:
-        if self.codec is None:
+        codec = self.codec  # once: a disconnect (on the loop) may drop it meanwhile
+        if codec is None:
             raise FormatError("a body message before the start message")
         data = self.inflater.feed(body) if self.inflater else body
         if not more and self.inflater:
             data += self.inflater.close()
-        out = self.codec.feed(data)
+        out = codec.feed(data)
         if not more:
-            out += self.codec.close()
+            out += codec.close()
         outgoing = []
         if self.state == "held":
-            if more and self.codec.buffered:
+            if more and codec.buffered:
                 return []
             outgoing.append(self._settled_start(None if more else len(out)))
         if out or not more:
@@ -428,8 +464,11 @@ class _Responder:
         if `required`, wait until they are written too. False: they are not (yet)."""
         if self.recorder is None or not self._pending:
             return True
-        pending = self._pending[:]
-        self._pending.clear()  # the same list: the recorder's `emit` appends to it
+        # The same list the recorder's `emit` appends to (from a worker thread, too):
+        # take what is there now, leave what comes meanwhile.
+        count = len(self._pending)
+        pending = self._pending[:count]
+        del self._pending[:count]
         log = self.recorder.log
         try:
             for record in pending:
@@ -496,7 +535,8 @@ class _QuickSwitch:
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._running -= 1
-            if self._running == 0 and sys.getswitchinterval() == min(self._saved, _SWITCH_INTERVAL):
+            ours = min(self._saved, _SWITCH_INTERVAL)
+            if self._running == 0 and sys.getswitchinterval() == ours:
                 sys.setswitchinterval(self._saved)
 
 

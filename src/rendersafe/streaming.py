@@ -69,13 +69,23 @@ class StreamSanitizer:
         """Characters received but not sent yet."""
         return len(self._segmenter.pending) - self._sent
 
-    def settles_at_most(self, added: int, *, line_end: bool = True) -> int:
-        """The most characters the next `feed` of `added` characters can settle: 0 when
-        such a chunk (holding no line end, if `line_end` is False) only extends the
-        current line; else the length of the unit it may complete. What a caller that
-        must not block (an event loop) reads to decide where to run the feed."""
+    @property
+    def unit_length(self) -> int:
+        """Characters of the unit still arriving (sent or not)."""
+        return self._segmenter.length
+
+    def openers(self) -> tuple[int, int]:
+        """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
+        pending = self._segmenter.pending
+        return pending.count("["), pending.count("<")
+
+    def settles_at_most(self, added: int, line_ends: int = 2) -> int:
+        """The most characters the next `feed` of `added` characters holding at most
+        `line_ends` line ends can settle: 0 when such a chunk cannot complete a unit,
+        else the length of the unit it may complete. What a caller that must not block
+        (an event loop) reads to decide where to run the feed."""
         segmenter = self._segmenter
-        return 0 if not line_end and segmenter.quiet(added) else segmenter.length + added
+        return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
 
     def feed(self, chunk: str) -> str:
         """Take the next chunk; return the text now settled and safe to send."""

@@ -58,18 +58,17 @@ class _Barrier:
     """Put on the queue after some records: done once they were handed to the sinks,
     `ok` if no sink holds a record it could not write."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(self, future: asyncio.Future[bool] | None = None) -> None:
         self.ok = False
         self._event = threading.Event()
-        self._loop = loop
-        self.future: asyncio.Future[bool] | None = loop.create_future() if loop else None
+        self._future = future
 
     def done(self, ok: bool) -> None:
         self.ok = ok
         self._event.set()
-        if self._loop is not None and self.future is not None:
+        if self._future is not None:
             with contextlib.suppress(RuntimeError):  # the loop has closed
-                self._loop.call_soon_threadsafe(_settle, self.future, ok)
+                self._future.get_loop().call_soon_threadsafe(_settle, self._future, ok)
 
     def wait(self) -> bool:
         self._event.wait()
@@ -134,6 +133,9 @@ class AuditLog:
     def _after_fork(self) -> None:
         if self._closed:
             return
+        # What the parent could not write is the parent's to retry, not ours too.
+        self._backlogs = [[] for _ in self.sinks]
+        self._unmarked = [0] * len(self.sinks)
         for sink in self.sinks:
             reopen = getattr(sink, "reopen", None)
             if callable(reopen):
@@ -165,15 +167,15 @@ class AuditLog:
     async def awritten(self) -> bool:
         """Wait (without blocking the event loop) until every record queued so far was
         handed to the sinks; True if every sink wrote them (nothing is kept for a retry)."""
-        barrier = _Barrier(asyncio.get_running_loop())
         if self._closed or not self._writer.is_alive():
             return not self.broken
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        barrier = _Barrier(future)
         try:
             self._queue.put_nowait(barrier)
         except queue.Full:
             await asyncio.to_thread(self._queue.put, barrier)
-        assert barrier.future is not None
-        return await barrier.future
+        return await future
 
     def _put(self, record: AuditRecord, *, block: bool) -> bool:
         """Queue `record` (the caller holds the lock); False if the queue is full and

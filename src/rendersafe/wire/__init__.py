@@ -6,8 +6,9 @@
 
 Every codec raises `FormatError` when the body is not what it claims to be.
 `codec.reach(data, final=...)` bounds, cheaply and before the feed, how much text a feed
-of `data` can hand its streams and whether it can hold a line end or end a text: what the
-middleware reads to keep a heavy feed off the event loop.
+of `data` can hand its streams and how many line ends it can hold (`ENDS`: it may end a
+text, which settles it whole; 0 when that size is under `within`, which makes the count
+moot): what the middleware reads to keep a heavy feed off the event loop.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from .json_body import JsonCodec
 from .ndjson import NdjsonCodec
 from .sse_codec import DIALECTS, SseCodec
 from .text_body import TextCodec
-from .text_streams import Report, Texts
+from .text_streams import ENDS, Report, Texts
 
-__all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
+__all__ = ["ENDS", "FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 
 # What a format can be pinned to: a family (its dialect found from the body) or one
 # SSE dialect.
@@ -68,7 +69,7 @@ class Codec(Protocol):
 
     def error_frame(self, message: str) -> bytes: ...
 
-    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]: ...
+    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]: ...
 
 
 def format_of(content_type: str | None) -> str | None:

@@ -16,7 +16,7 @@ from ..errors import FormatError
 from .dialect import dumps, judged_urls, url_of
 from .json_path import Holder, json_path_fields
 from .messages import json_error
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["JsonCodec"]
 
@@ -42,9 +42,9 @@ class JsonCodec:
         self._parts.append(data)
         return b""
 
-    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
         """Nothing is sanitised until the body ends; then all of it, at once."""
-        return (self._size + len(data), True) if final else (0, False)
+        return (self._size + len(data), ENDS) if final else (0, 0)
 
     def close(self) -> bytes:
         """The whole body, its text fields sanitised (unchanged bytes if nothing was)."""

@@ -15,7 +15,7 @@ from ..errors import FormatError
 from .dialect import dumps, require
 from .messages import json_error, safe_name
 from .sse import MAX_PENDING
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["NdjsonCodec"]
 
@@ -57,13 +57,17 @@ class NdjsonCodec:
             out += dumps(self._tail_line(tails)) + "\n"
         return out.encode()
 
-    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
         """At most how many characters of text feeding `data` (with a cut line held)
-        hands the texts, and whether they can hold a line end (escaped, in JSON) or
-        end a text (`done` not false)."""
-        data += self._partial.encode()
-        ends = len(_DONE.findall(data)) != len(_NOT_DONE.findall(data))
-        return len(data), final or ends or b"\\n" in data or b"\\u" in data
+        hands the texts, and how many line ends (escaped, in JSON; `ENDS` when it may
+        end a text: `done` not false)."""
+        if self._partial:
+            data = self._partial.encode() + data
+        if len(data) < within:
+            return len(data), 0
+        if final or len(_DONE.findall(data)) != len(_NOT_DONE.findall(data)):
+            return len(data), ENDS
+        return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")
 
     def error_frame(self, message: str) -> bytes:
         """Ollama's error line."""

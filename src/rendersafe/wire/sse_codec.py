@@ -23,7 +23,7 @@ from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
 from .sse import SseEvent, SseReader
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["DIALECTS", "SseCodec"]
 
@@ -98,17 +98,22 @@ class SseCodec:
             return out
         return out + "".join(e.encode() for e in self._dialect.finish()).encode()
 
-    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
         """At most how many characters of text feeding `data` (with what is held of a
-        cut event) hands the texts, and whether they can hold a line end or end a text."""
+        cut event) hands the texts, and how many line ends (`ENDS`: it may end one)."""
         held = self._reader.held
-        size = len(data) + len(held)
+        if held:
+            data = held.encode() + data
+        if len(data) < within:
+            return len(data), 0
         if final:
-            return size, True
+            return len(data), ENDS
         if self._dialect is None or isinstance(self._dialect, PlainSse):
-            return size, b"\n" in data or b"\r" in data or "\n" in held or "\r" in held
-        escapes = any(e.encode() in data or e in held for e in _JSON_LINE_END)
-        return size, escapes or _may_end(data) or _may_end(held.encode())
+            return len(data), data.count(b"\n") + data.count(b"\r")
+        if _may_end(data):
+            return len(data), ENDS
+        # Inside a JSON string a line end is escaped: `\n`, or `\u000a` (counted twice).
+        return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")
 
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""
@@ -143,8 +148,6 @@ class SseCodec:
 
 
 _NOT_JSON: Any = object()
-# Inside a JSON string a line end is always escaped: `\n`, or `\u000a`.
-_JSON_LINE_END = ("\\n", "\\u")
 # What can end a text (a finish reason, an event type, `[DONE]`), and the cases of it
 # that never do (a null finish reason, a delta): an event with more of the first may.
 _MAY_END = re.compile(rb'"finish_reason"|"type"|\[DONE\]')
@@ -152,6 +155,10 @@ _STEADY = re.compile(rb'"finish_reason"\s*:\s*null|"type"\s*:\s*"[a-z_.-]*delta"
 
 
 def _may_end(data: bytes) -> bool:
+    if b'"type"' not in data and b"[DONE]" not in data:
+        finishes = data.count(b'"finish_reason"')
+        if finishes == data.count(b'"finish_reason":null'):  # OpenAI's usual chunk
+            return False
     return len(_MAY_END.findall(data)) != len(_STEADY.findall(data))
 
 

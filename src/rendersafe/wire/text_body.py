@@ -13,7 +13,7 @@ import re
 
 from ..errors import FormatError
 from .messages import safe_name
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["TextCodec"]
 
@@ -48,11 +48,12 @@ class TextCodec:
         """The body ended: the rest."""
         return self._sanitise(self._decoder.decode(b"", final=True), final=True)
 
-    def reach(self, data: bytes, *, final: bool) -> tuple[int, bool]:
+    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
         """At most how many characters feeding `data` hands the text (with the head
-        held to sniff), and whether they can hold a line end."""
+        held to sniff), and how many line ends (`ENDS` at the end)."""
         head = self._head or ""
-        return len(data) + len(head), final or b"\n" in data or "\n" in head
+        ends = ENDS if final else data.count(b"\n") + head.count("\n")
+        return len(data) + len(head), ends
 
     def error_frame(self, message: str) -> bytes:
         """Plain text has no error frame: the body just ends."""
