@@ -26,7 +26,8 @@ from rendersafe import Policy
 from rendersafe.middleware import RenderSafeMiddleware
 
 TOKEN_DELAY = 0.005
-FLOODS = {"bracket": "[", "img": "<img src=a "}
+# Openers alone; and paragraphs of them, each unit short of the hold limit.
+FLOODS = {"bracket": "[", "img": "<img src=a ", "paragraphs": "[" * 700 + "\n\n"}
 FLOOD_CHARS = 65_536
 _WORDS = [
     "the",

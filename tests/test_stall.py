@@ -31,8 +31,8 @@ SERVER = Path(__file__).with_name("stall_server.py")
 HONEST = 20
 # Slack over the round without a flood: the machine is shared, so a fixed bound would
 # measure the neighbours; the stall before the fix was 250 ms to 2.5 s.
-SLACK_MS = 30.0
-WORST_SLACK_MS = 150.0
+SLACK_MS = 50.0
+WORST_SLACK_MS = 250.0
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +96,7 @@ async def _round(url: str, flood: tuple[str, int] | None) -> tuple[dict[str, flo
     return figures, text
 
 
-@pytest.mark.parametrize(("kind", "chunks"), [("bracket", 1), ("img", 1024)])
+@pytest.mark.parametrize(("kind", "chunks"), [("bracket", 1), ("img", 1024), ("paragraphs", 1024)])
 def test_a_flood_does_not_stall_honest_streams(server: str, kind: str, chunks: int) -> None:
     calm, _ = asyncio.run(_round(server, None))
     flooded, text = asyncio.run(_round(server, (kind, chunks)))

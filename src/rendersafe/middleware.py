@@ -307,9 +307,7 @@ class _Responder:
         if self.inflater is not None:  # how much text it inflates to is not known before
             return INLINE_CHARS if body else 0
         final = not message.get("more_body", False)
-        # Under `within`, even settling every text whole stays cheap: no need to count.
-        within = min(INLINE_CHARS, int(INLINE_SECONDS / self.cost)) - texts.longest()
-        added, line_ends = codec.reach(body, final=final, within=within)
+        added, line_ends = codec.reach(body, final=final)
         return added if codec.buffered else texts.settles_at_most(added, line_ends)
 
     def _heavy(self, settles: int, message: Message) -> bool:

@@ -69,11 +69,6 @@ class StreamSanitizer:
         """Characters received but not sent yet."""
         return len(self._segmenter.pending) - self._sent
 
-    @property
-    def unit_length(self) -> int:
-        """Characters of the unit still arriving (sent or not)."""
-        return self._segmenter.length
-
     def openers(self) -> tuple[int, int]:
         """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
         pending = self._segmenter.pending

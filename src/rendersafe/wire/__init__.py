@@ -7,8 +7,8 @@
 Every codec raises `FormatError` when the body is not what it claims to be.
 `codec.reach(data, final=...)` bounds, cheaply and before the feed, how much text a feed
 of `data` can hand its streams and how many line ends it can hold (`ENDS`: it may end a
-text, which settles it whole; 0 when that size is under `within`, which makes the count
-moot): what the middleware reads to keep a heavy feed off the event loop.
+text, which settles it whole): what the middleware reads to keep a heavy feed off the
+event loop.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Codec(Protocol):
 
     def error_frame(self, message: str) -> bytes: ...
 
-    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]: ...
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]: ...
 
 
 def format_of(content_type: str | None) -> str | None:

@@ -42,7 +42,7 @@ class JsonCodec:
         self._parts.append(data)
         return b""
 
-    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """Nothing is sanitised until the body ends; then all of it, at once."""
         return (self._size + len(data), ENDS) if final else (0, 0)
 

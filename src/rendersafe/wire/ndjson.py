@@ -57,14 +57,12 @@ class NdjsonCodec:
             out += dumps(self._tail_line(tails)) + "\n"
         return out.encode()
 
-    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """At most how many characters of text feeding `data` (with a cut line held)
         hands the texts, and how many line ends (escaped, in JSON; `ENDS` when it may
         end a text: `done` not false)."""
         if self._partial:
             data = self._partial.encode() + data
-        if len(data) < within:
-            return len(data), 0
         if final or len(_DONE.findall(data)) != len(_NOT_DONE.findall(data)):
             return len(data), ENDS
         return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")

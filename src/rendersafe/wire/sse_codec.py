@@ -98,22 +98,24 @@ class SseCodec:
             return out
         return out + "".join(e.encode() for e in self._dialect.finish()).encode()
 
-    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """At most how many characters of text feeding `data` (with what is held of a
         cut event) hands the texts, and how many line ends (`ENDS`: it may end one)."""
         held = self._reader.held
         if held:
             data = held.encode() + data
-        if len(data) < within:
-            return len(data), 0
+        size = len(data)
+        dialect = self._dialect
         if final:
-            return len(data), ENDS
-        if self._dialect is None or isinstance(self._dialect, PlainSse):
-            return len(data), data.count(b"\n") + data.count(b"\r")
+            return size, ENDS
+        if dialect is None or dialect.name == "sse-text":
+            return size, data.count(b"\n") + data.count(b"\r")
         if _may_end(data):
-            return len(data), ENDS
+            return size, ENDS
+        if b"\\" not in data:
+            return size, 0
         # Inside a JSON string a line end is escaped: `\n`, or `\u000a` (counted twice).
-        return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")
+        return size, data.count(b"\\n") + 2 * data.count(b"\\u")
 
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""

@@ -48,7 +48,7 @@ class TextCodec:
         """The body ended: the rest."""
         return self._sanitise(self._decoder.decode(b"", final=True), final=True)
 
-    def reach(self, data: bytes, *, final: bool, within: int = 0) -> tuple[int, int]:
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """At most how many characters feeding `data` hands the text (with the head
         held to sniff), and how many line ends (`ENDS` at the end)."""
         head = self._head or ""

@@ -81,10 +81,6 @@ class Texts:
             brackets, tags = brackets + more_brackets, tags + more_tags
         return brackets, tags
 
-    def longest(self) -> int:
-        """The longest unit any of these texts holds (what a feed settles at most)."""
-        return max((stream.unit_length for stream in self._streams.values()), default=0)
-
     def close(self, key: Hashable) -> str:
         """End text `key`; return the rest of it ("" if it never started)."""
         stream = self._streams.pop(key, None)
