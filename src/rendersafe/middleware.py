@@ -29,19 +29,26 @@ import contextlib
 import fnmatch
 import json
 import logging
+import sys
+import threading
+import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, TypeAlias
 
+import anyio
+import anyio.to_thread
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .audit import AuditLog, AuditRecord, Source
 from .audit.recorder import AuditRecorder, Emit
 from .conversation import Conversation
-from .errors import FormatError, PolicyError
+from .errors import FormatError, PolicyError, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
+from .urls.redact import exception_text
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
 from .wire.encoding import Inflater, inflater_for
 from .wire.requests import RequestTee, conversation_of
@@ -60,8 +67,26 @@ _NO_BODY_STATUS = frozenset({204, 304})
 # Messages that carry no body text; any other (a file by path) is refused.
 _FORWARDED = frozenset({"http.response.trailers"})
 _WITHHELD = "rendersafe withheld the rest of this reply"
+_UNAUDITED = "the audit log cannot be written; replies are held back"
 # Enough for the conversations chat clients send; past it the rest is not read.
 MAX_REQUEST_BYTES = 1 << 20
+# A feed runs on the event loop only if what it may settle is under INLINE_CHARS and
+# expected to take under INLINE_SECONDS: its characters at the cost per character this
+# response's feeds have shown (FIRST_COST until then; honest text measures 1-4 µs),
+# plus what each opener it holds costs at worst (a flood of `[` ~40 µs a character, of
+# `<img src=a ` ~400 µs a tag); else in a worker thread. An honest token only extends
+# its line and settles nothing: it always stays inline.
+INLINE_SECONDS = 0.004
+INLINE_CHARS = 1024
+FIRST_COST = 4e-6
+BRACKET_COST = 40e-6
+TAG_COST = 400e-6
+_MEASURED = 64  # a feed that may settle fewer characters is cheap whatever it holds
+# Feeds in worker threads at once, per middleware (the app's own thread pool is not used).
+WORKERS = 4
+# While a feed runs in a worker, the event loop's thread waits this long at most for
+# the GIL after each system call (Python's default, 5 ms, per call, adds up to a stall).
+_SWITCH_INTERVAL = 0.0005
 
 # A response is `new` until its start message, then `passthrough` (not ours to
 # sanitise) or `held` (its start kept back), `streaming` once the start is sent, and
@@ -109,6 +134,7 @@ class RenderSafeMiddleware:
         self.request_id_header = request_id_header.lower()
         self.max_request_bytes = max_request_bytes
         self.conversation_hook = conversation
+        self._limiter: anyio.CapacityLimiter | None = None  # made in the event loop
         if policy.audit_required and audit is None:
             raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
@@ -122,13 +148,24 @@ class RenderSafeMiddleware:
             return
         await _Responder(self, scope).run(receive, send)
 
+    @property
+    def audit_required(self) -> bool:
+        """Does the policy say no reply goes out unless its records are written?"""
+        return self.sanitizer.policy.audit_required
+
     async def _refuse_unaudited(self, recorder: AuditRecorder, send: Send) -> None:
         """503 while the audit log fails. The refusal is recorded too: a write that
         succeeds is how the log is seen to work again."""
         record = recorder.event_record("error", "refused: the audit log cannot be written")
         with contextlib.suppress(RuntimeError):  # a closed log: refuse all the same
             await recorder.log.aemit(record)
-        await _refuse(send, 503, "the audit log cannot be written; replies are held back")
+        await _refuse(send, 503, _UNAUDITED)
+
+    def limiter(self) -> anyio.CapacityLimiter:
+        """The worker threads heavy feeds share."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(WORKERS)
+        return self._limiter
 
     def _request_recorder(self, source: Source, emit: Emit) -> AuditRecorder | None:
         """The recorder of one request: its source, its records collected by `emit`."""
@@ -171,7 +208,7 @@ class RenderSafeMiddleware:
             return Conversation.coerce(found.messages), notes + found.notes
         except Exception as exc:  # whatever the request holds, the reply is still served
             who = "the conversation hook" if hook is not None else "reading the request"
-            logger.warning("rendersafe: %s raised", who, exc_info=True)
+            _log_exception(f"rendersafe: {who} raised", exc)
             return None, (*notes, f"unread: {who} raised {type(exc).__name__}")
 
 
@@ -185,6 +222,8 @@ class _Responder:
         self.send: Send = _unset_send
         self.start: Message | None = None  # held until the first body message
         self.codec: Codec | None = None
+        self.texts: Texts | None = None
+        self.cost = FIRST_COST  # seconds a character settled takes, as measured so far
         self.inflater: Inflater | None = None
         self.state: State = "new"
         self.disconnected = False
@@ -208,9 +247,9 @@ class _Responder:
         except Exception as exc:
             if self.state in ("new", "passthrough") or self.disconnected:
                 raise  # the app's error (or the server's OSError) is not ours to hide
-            logger.warning("rendersafe: the application raised", exc_info=True)
+            _log_exception("rendersafe: the application raised", exc)
             if not self.disconnected and self.state not in ("done", "failed"):
-                await self._fail(f"the application raised {type(exc).__name__}: {exc}")
+                await self._fail(f"the application raised {exception_text(exc)}")
             return
         if self.state in ("held", "streaming") and not self.disconnected:
             await self._fail("the application returned before the body ended")
@@ -230,16 +269,70 @@ class _Responder:
             raise OSError("the client disconnected")  # ASGI 2.4: stop the app
         if self.state in ("done", "failed"):
             return  # the response is over; the app's late messages go nowhere
+        sent_state = self.state
         try:
-            outgoing = self._handle(message)
+            settles = self._settles(message)
+            if self._heavy(settles, message):
+                # Off the event loop, so one stream's flood does not stall the others;
+                # the app waits on this `send`, so the order of its messages holds.
+                limiter = self.owner.limiter()
+                with _QUICK_SWITCH:
+                    outgoing = await anyio.to_thread.run_sync(
+                        self._timed, message, settles, limiter=limiter
+                    )
+                if self.disconnected:
+                    self.state = "failed"  # the client left while the worker ran
+                    return
+            else:
+                outgoing = self._timed(message, settles)
         except Exception as exc:
-            await self._fail(f"{type(exc).__name__}: {exc}")
+            await self._fail(_described(exc))
             return
-        finally:
-            if self._pending:
-                await self._flush_audit()
+        if self._pending and not await self._flush_audit(required=self.owner.audit_required):
+            # Under `audit_required`, text whose records were not written is not sent:
+            # nothing of `outgoing` went out, so the response is where it was before.
+            self.state = sent_state
+            await self._fail("its audit records could not be written", status=503)
+            return
         for item in outgoing:
             await self._forward(item)
+
+    def _settles(self, message: Message) -> int:
+        """At most how many characters handling `message` settles (what it costs),
+        judged before, cheaply: 0 for a token that only extends its line."""
+        codec, texts = self.codec, self.texts
+        if codec is None or texts is None or message["type"] != "http.response.body":
+            return 0
+        body = message.get("body", b"")
+        if self.inflater is not None:  # how much text it inflates to is not known before
+            return INLINE_CHARS if body else 0
+        final = not message.get("more_body", False)
+        added, line_ends = codec.reach(body, final=final)
+        return added if codec.buffered else texts.settles_at_most(added, line_ends)
+
+    def _heavy(self, settles: int, message: Message) -> bool:
+        """Would settling `settles` characters (for `message`) hold the loop too long?"""
+        if settles < _MEASURED or self.texts is None:
+            return False
+        expected = settles * self.cost
+        if settles >= INLINE_CHARS or expected >= INLINE_SECONDS:
+            return True
+        body: bytes = message.get("body", b"")
+        brackets, tags = self.texts.openers()
+        brackets, tags = brackets + body.count(b"["), tags + body.count(b"<")
+        return expected + brackets * BRACKET_COST + tags * TAG_COST >= INLINE_SECONDS
+
+    def _timed(self, message: Message, settles: int) -> list[Message]:
+        """`_handle`, learning from its CPU time what a character costs this response."""
+        if settles < _MEASURED:
+            return self._handle(message)
+        began = time.thread_time()
+        try:
+            return self._handle(message)
+        finally:
+            cost = (time.thread_time() - began) / settles
+            # Up at once (a flood shows itself), down slowly (one cheap unit proves little).
+            self.cost = max(cost, 0.8 * self.cost + 0.2 * cost)
 
     def _handle(self, message: Message) -> list[Message]:
         """What to send on for `message` (worked out before anything is sent)."""
@@ -288,26 +381,31 @@ class _Responder:
         judged with its conversation."""
         sanitizer = self.owner.sanitizer
         conversation, context = self._conversation()
+        texts = Texts(
+            sanitizer._recording(self.recorder), conversation=conversation, context=context
+        )
+        self.texts = texts
         return codec_for(
             fmt,
-            Texts(sanitizer._recording(self.recorder), conversation=conversation, context=context),
+            texts,
             charset=_charset(content_type),
             json_paths=self.owner.json_paths,
             json_limit=4 * sanitizer.policy.max_input_chars,
         )
 
     def _body(self, body: bytes, *, more: bool) -> list[Message]:
-        if self.codec is None:
+        codec = self.codec  # once: a disconnect (on the loop) may drop it meanwhile
+        if codec is None:
             raise FormatError("a body message before the start message")
         data = self.inflater.feed(body) if self.inflater else body
         if not more and self.inflater:
             data += self.inflater.close()
-        out = self.codec.feed(data)
+        out = codec.feed(data)
         if not more:
-            out += self.codec.close()
+            out += codec.close()
         outgoing = []
         if self.state == "held":
-            if more and self.codec.buffered:
+            if more and codec.buffered:
                 return []
             outgoing.append(self._settled_start(None if more else len(out)))
         if out or not more:
@@ -330,15 +428,18 @@ class _Responder:
         self.state = "streaming"
         return self.start
 
-    async def _fail(self, reason: str) -> None:
-        """End the response without sending anything held."""
+    async def _fail(self, reason: str, *, status: int = 502) -> None:
+        """End the response without sending anything held (`status`: the answer when
+        nothing was sent yet)."""
         logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
         if self.recorder is not None:
             self.recorder.event("error", reason)
         await self._flush_audit()  # recorded before the client can see the end
         held, self.state = self.state, "failed"
         try:
-            if held == "held":
+            if held == "held" and status == 503:
+                await _refuse(self.send, 503, _UNAUDITED, self.source.request_id)
+            elif held == "held":
                 await self._send_502()
             elif held == "streaming":
                 frame = self.codec.error_frame(_WITHHELD) if self.codec else b""
@@ -356,17 +457,24 @@ class _Responder:
             self._disconnect()
             raise
 
-    async def _flush_audit(self) -> None:
-        """Hand the records made so far to the audit log (waiting if its queue is full)."""
+    async def _flush_audit(self, *, required: bool = False) -> bool:
+        """Hand the records made so far to the audit log (waiting if its queue is full);
+        if `required`, wait until they are written too. False: they are not (yet)."""
         if self.recorder is None or not self._pending:
-            return
-        pending = self._pending[:]
-        self._pending.clear()  # the same list: the recorder's `emit` appends to it
+            return True
+        # The same list the recorder's `emit` appends to (from a worker thread, too):
+        # take what is there now, leave what comes meanwhile.
+        count = len(self._pending)
+        pending = self._pending[:count]
+        del self._pending[:count]
+        log = self.recorder.log
         try:
             for record in pending:
-                await self.recorder.log.aemit(record)
+                await log.aemit(record)
         except RuntimeError as exc:  # a closed log: the response goes on regardless
             logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
+            return not required
+        return await log.awritten() if required else True
 
     def _disconnect(self) -> None:
         if self.disconnected:
@@ -376,6 +484,21 @@ class _Responder:
             if self.recorder is not None:
                 self.recorder.event("disconnect", "the client went away mid-response")
             self.state, self.codec = "failed", None  # drop what is held
+
+
+def _described(exc: Exception) -> str:
+    """Why a response failed: our own errors say it without quoting the body; any other
+    exception's text is bounded and redacted."""
+    if isinstance(exc, RenderSafeError):
+        return f"{type(exc).__name__}: {str(exc)[:300]}"
+    return exception_text(exc)
+
+
+def _log_exception(message: str, exc: BaseException) -> None:
+    """Log `exc` with where it was raised but not its text, which may quote the reply."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = "".join(f"\n  {f.filename}:{f.lineno} in {f.name}" for f in frames[-8:])
+    logger.warning("%s %s%s", message, exception_text(exc), where)
 
 
 async def _refuse(send: Send, status: int, message: str, request_id: str | None = None) -> None:
@@ -389,6 +512,33 @@ async def _refuse(send: Send, status: int, message: str, request_id: str | None 
 
 
 _MIDDLEWARE = Source(kind="middleware")
+
+
+class _QuickSwitch:
+    """Lowers the interpreter's switch interval while any worker feed runs, and puts it
+    back after the last (unless someone else changed it meanwhile)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._saved = sys.getswitchinterval()
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._running == 0:
+                self._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(self._saved, _SWITCH_INTERVAL))
+            self._running += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._running -= 1
+            ours = min(self._saved, _SWITCH_INTERVAL)
+            if self._running == 0 and sys.getswitchinterval() == ours:
+                sys.setswitchinterval(self._saved)
+
+
+_QUICK_SWITCH = _QuickSwitch()
 
 
 async def _unset_send(message: Message) -> None:

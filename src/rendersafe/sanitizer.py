@@ -32,6 +32,7 @@ from .units.sent import SentText
 from .units.settle import UnitSanitizer
 from .urls import Role, redact, redact_host
 from .urls.hosts import warm_up
+from .urls.redact import exception_text
 
 __all__ = ["Sanitizer", "asanitize_stream", "sanitize", "sanitize_stream"]
 
@@ -83,7 +84,8 @@ class Sanitizer:
         except RenderSafeError:
             raise
         except Exception as exc:
-            raise SanitizeError(f"internal error while sanitising: {exc!r}") from exc
+            what = exception_text(exc)
+            raise SanitizeError(f"internal error while sanitising: {what}") from exc
         for finding in result.findings:
             self._record(finding)
         return result

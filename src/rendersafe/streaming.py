@@ -29,6 +29,7 @@ from .findings import Finding
 from .units.segment import Segmenter, Unit
 from .units.sent import SentText
 from .units.settle import UnitSanitizer
+from .urls.redact import exception_text
 
 __all__ = ["StreamSanitizer"]
 
@@ -68,6 +69,19 @@ class StreamSanitizer:
         """Characters received but not sent yet."""
         return len(self._segmenter.pending) - self._sent
 
+    def openers(self) -> tuple[int, int]:
+        """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
+        pending = self._segmenter.pending
+        return pending.count("["), pending.count("<")
+
+    def settles_at_most(self, added: int, line_ends: int = 2) -> int:
+        """The most characters the next `feed` of `added` characters holding at most
+        `line_ends` line ends can settle: 0 when such a chunk cannot complete a unit,
+        else the length of the unit it may complete. What a caller that must not block
+        (an event loop) reads to decide where to run the feed."""
+        segmenter = self._segmenter
+        return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
+
     def feed(self, chunk: str) -> str:
         """Take the next chunk; return the text now settled and safe to send."""
         if not isinstance(chunk, str):
@@ -97,7 +111,7 @@ class StreamSanitizer:
         self._state = "broken"
         if isinstance(exc, RenderSafeError):
             return exc
-        return SanitizeError(f"internal error while sanitising a stream: {exc!r}")
+        return SanitizeError(f"internal error while sanitising a stream: {exception_text(exc)}")
 
     def _feed(self, chunk: str) -> str:
         units = self._segmenter.push(chunk)

@@ -6,10 +6,18 @@
 `emit` queues a record and returns; the writer hands records to the sinks in batches.
 The queue is bounded: when it is full, `emit` waits (`aemit` waits without blocking
 the event loop) rather than drop a record. `close()` (also at exit) writes everything
-queued and closes the sinks. A sink that fails is reported through `logging` and
-counted in `failures`, and `broken` stays true until a write succeeds again;
-sanitisation goes on (the middleware answers 503 instead when the policy says
-`audit_required`).
+queued and closes the sinks.
+
+A sink that fails (a full disk) keeps the batch: each sink has a backlog of up to
+`retry_records` records, retried before its next batch, on `flush()`, every
+`retry_interval` seconds while it is not empty, and at `close()`. Past that bound the
+oldest records are dropped and counted as lost; so are those still unwritten when the
+log closes. Every failure and every loss is logged on `rendersafe.audit_failures`
+(naming the sink, never a record's content) and counted (`failures`, `lost`,
+`backlog`); the next batch a sink writes after a loss starts with a `lost` record
+holding the count, which `rendersafe audit summary` adds up. `broken` is true while
+any sink holds records it could not write; sanitisation goes on (the middleware
+holds replies back instead when the policy says `audit_required`: `awritten`).
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import errno
 import logging
 import os
 import queue
@@ -26,9 +35,11 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
+from .._version import __version__
 from ..config import AUDIT_KEY_ENV
 from ..findings import Finding
 from ..policy import Policy
+from ..urls.redact import exception_text
 from .record import AuditRecord, Event, Source, policy_digest
 from .recorder import AuditRecorder, Emit
 
@@ -41,6 +52,32 @@ logger = logging.getLogger("rendersafe.audit_failures")
 
 _STOP = object()
 _BATCH = 512  # records handed to a sink at once, at most
+
+
+class _Barrier:
+    """Put on the queue after some records: done once they were handed to the sinks,
+    `ok` if no sink holds a record it could not write."""
+
+    def __init__(self, future: asyncio.Future[bool] | None = None) -> None:
+        self.ok = False
+        self._event = threading.Event()
+        self._future = future
+
+    def done(self, ok: bool) -> None:
+        self.ok = ok
+        self._event.set()
+        if self._future is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
+                self._future.get_loop().call_soon_threadsafe(_settle, self._future, ok)
+
+    def wait(self) -> bool:
+        self._event.wait()
+        return self.ok
+
+
+def _settle(future: asyncio.Future[bool], ok: bool) -> None:
+    if not future.done():
+        future.set_result(ok)
 
 
 @runtime_checkable
@@ -66,12 +103,21 @@ class AuditLog:
         key: bytes | str | None = None,
         full_urls: bool = False,
         queue_size: int = 10_000,
+        retry_records: int = 10_000,
+        retry_interval: float = 1.0,
     ) -> None:
         self.sinks = tuple(sinks)
         self.key = audit_key(key)
         self.full_urls = full_urls
-        self.failures = 0
+        self.failures = 0  # failed writes (a batch a sink raised on)
+        self.lost = 0  # records a sink never wrote: past `retry_records`, or at close
         self.broken = False
+        self.retry_records = retry_records
+        self.retry_interval = retry_interval
+        # Per sink: the records it could not write yet, and those lost since the last
+        # `lost` record it wrote.
+        self._backlogs: list[list[AuditRecord]] = [[] for _ in self.sinks]
+        self._unmarked = [0] * len(self.sinks)
         self._queue_size = queue_size
         self._closed = False
         self._start()
@@ -87,6 +133,9 @@ class AuditLog:
     def _after_fork(self) -> None:
         if self._closed:
             return
+        # What the parent could not write is the parent's to retry, not ours too.
+        self._backlogs = [[] for _ in self.sinks]
+        self._unmarked = [0] * len(self.sinks)
         for sink in self.sinks:
             reopen = getattr(sink, "reopen", None)
             if callable(reopen):
@@ -109,6 +158,24 @@ class AuditLog:
             finally:
                 self._lock.release()
         await asyncio.to_thread(self.emit, record)
+
+    @property
+    def backlog(self) -> int:
+        """Records kept for a retry, over all sinks."""
+        return sum(map(len, self._backlogs))
+
+    async def awritten(self) -> bool:
+        """Wait (without blocking the event loop) until every record queued so far was
+        handed to the sinks; True if every sink wrote them (nothing is kept for a retry)."""
+        if self._closed or not self._writer.is_alive():
+            return not self.broken
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        barrier = _Barrier(future)
+        try:
+            self._queue.put_nowait(barrier)
+        except queue.Full:
+            await asyncio.to_thread(self._queue.put, barrier)
+        return await future
 
     def _put(self, record: AuditRecord, *, block: bool) -> bool:
         """Queue `record` (the caller holds the lock); False if the queue is full and
@@ -147,9 +214,14 @@ class AuditLog:
         """The record of an error or a disconnect."""
         return AuditRecorder(self, source, policy_digest, self.emit).event_record(event, message)
 
-    def flush(self) -> None:
-        """Wait until every record queued so far has been handed to the sinks."""
-        self._queue.join()
+    def flush(self) -> bool:
+        """Wait until every record queued so far has been handed to the sinks, retrying
+        what a sink could not write before; True if nothing is left to retry."""
+        if self._closed or not self._writer.is_alive():
+            return not self.broken
+        barrier = _Barrier()
+        self._queue.put(barrier)
+        return barrier.wait()
 
     def close(self) -> None:
         """Write everything queued, stop the writer and close the sinks. Idempotent."""
@@ -160,6 +232,7 @@ class AuditLog:
         self._queue.put(_STOP)
         self._writer.join()
         self._drain()  # records that waited for room while the writer stopped
+        self._give_up()
         for sink in self.sinks:
             close = getattr(sink, "close", None)
             if callable(close):
@@ -176,7 +249,12 @@ class AuditLog:
 
     def _write(self) -> None:
         while True:
-            batch = [self._queue.get()]
+            try:
+                timeout = self.retry_interval if self.broken else None
+                batch = [self._queue.get(timeout=timeout)]
+            except queue.Empty:
+                self._deliver([])  # retry what the sinks hold
+                continue
             while len(batch) < _BATCH:
                 try:
                     batch.append(self._queue.get_nowait())
@@ -185,7 +263,9 @@ class AuditLog:
             try:
                 self._deliver([item for item in batch if isinstance(item, AuditRecord)])
             finally:
-                for _ in batch:
+                for item in batch:
+                    if isinstance(item, _Barrier):
+                        item.done(not self.broken)
                     self._queue.task_done()
             if _STOP in batch:
                 return
@@ -200,29 +280,122 @@ class AuditLog:
             self._queue.task_done()
             if isinstance(item, AuditRecord):
                 records.append(item)
+            elif isinstance(item, _Barrier):
+                item.done(False)  # the log is closing: see `lost`
         self._deliver(records)
 
     def _deliver(self, records: list[AuditRecord]) -> None:
-        if not records:
-            return
-        failed = False
-        for sink in self.sinks:
+        for index, sink in enumerate(self.sinks):
+            backlog = self._backlogs[index]
+            if not records and not backlog:
+                continue
+            marker = self._lost_record(index)
+            batch = [marker, *backlog, *records] if marker else [*backlog, *records]
             try:
-                if isinstance(sink, BatchSink):
-                    sink.write_batch(records)
-                else:
-                    for record in records:
-                        sink(record)
-            except Exception as exc:
-                failed = True
+                _write(sink, batch)
+            except _SinkError as failed:
                 self.failures += 1
-                _report_failure(sink, len(records), exc)
-        self.broken = failed
+                if marker is not None and failed.done:
+                    self._unmarked[index] = 0
+                rest = [r for r in batch[failed.done :] if r is not marker]
+                self._backlogs[index] = self._keep(index, rest, failed.cause, again=bool(backlog))
+                continue
+            self._unmarked[index] = 0
+            self._backlogs[index] = []
+            if backlog:
+                _report(
+                    logging.WARNING,
+                    "rendersafe audit sink %r works again: %d records kept for a retry written",
+                    sink,
+                    len(backlog),
+                )
+        self.broken = any(self._backlogs)
+
+    def _keep(
+        self, index: int, batch: list[AuditRecord], exc: Exception, *, again: bool
+    ) -> list[AuditRecord]:
+        """What sink `index` keeps of the `batch` it could not write; the rest is lost.
+        A retry that fails `again` without losing anything is logged at DEBUG only."""
+        sink, dropped = self.sinks[index], max(0, len(batch) - self.retry_records)
+        self._unmarked[index] += dropped
+        self.lost += dropped
+        _report(
+            logging.ERROR if dropped or not again else logging.DEBUG,
+            "rendersafe audit sink %r failed on %d records (%s): %d kept for a retry, "
+            "%d lost now, %d lost in all",
+            sink,
+            len(batch),
+            _failure(exc),
+            len(batch) - dropped,
+            dropped,
+            self.lost,
+        )
+        return batch[dropped:]
+
+    def _lost_record(self, index: int) -> AuditRecord | None:
+        """The record that tells sink `index`'s readers how many records it lost."""
+        count = self._unmarked[index]
+        if not count:
+            return None
+        return AuditRecord(
+            rendersafe_version=__version__,
+            policy_digest="",
+            event="lost",
+            source=Source(kind="function"),
+            message=f"{count} audit records could not be written to this sink and are lost",
+            lost=count,
+        )
+
+    def _give_up(self) -> None:
+        """At close: one last try, then what is still unwritten is lost."""
+        self._deliver([])
+        for index, backlog in enumerate(self._backlogs):
+            if backlog:
+                self.lost += len(backlog)
+                _report(
+                    logging.ERROR,
+                    "rendersafe audit sink %r is closed with %d records it could not "
+                    "write: they are lost (%d lost in all)",
+                    self.sinks[index],
+                    len(backlog),
+                    self.lost,
+                )
+                self._backlogs[index] = []
 
 
-def _report_failure(sink: object, count: int, exc: Exception) -> None:
+class _SinkError(Exception):
+    """A sink raised `cause` after writing the first `done` records of a batch."""
+
+    def __init__(self, done: int, cause: Exception) -> None:
+        super().__init__(done, cause)
+        self.done, self.cause = done, cause
+
+
+def _write(sink: Sink, records: list[AuditRecord]) -> None:
+    if isinstance(sink, BatchSink):
+        try:
+            sink.write_batch(records)  # whole or not at all (JsonlSink truncates back)
+        except Exception as exc:
+            raise _SinkError(0, exc) from exc
+        return
+    for done, record in enumerate(records):
+        try:
+            sink(record)
+        except Exception as exc:
+            raise _SinkError(done, exc) from exc
+
+
+def _failure(exc: Exception) -> str:
+    """What failed, without the text of a record: an OSError's errno and reason, else
+    the exception's type and its message redacted."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return f"{errno.errorcode.get(exc.errno, exc.errno)}: {exc.strerror}"
+    return exception_text(exc)
+
+
+def _report(level: int, message: str, *args: object) -> None:
     with contextlib.suppress(Exception):  # a failing log handler must not stop the writer
-        logger.error("rendersafe audit sink %r failed on %d records: %r", sink, count, exc)
+        logger.log(level, message, *args)
 
 
 def audit_key(key: bytes | str | None = None) -> bytes:

@@ -24,7 +24,7 @@ __all__ = ["SCHEMA_VERSION", "AuditRecord", "Event", "Source", "policy_digest", 
 
 SCHEMA_VERSION = 1
 
-Event = Literal["finding", "error", "disconnect"]
+Event = Literal["finding", "error", "disconnect", "lost"]
 
 
 class Source(BaseModel):
@@ -42,7 +42,8 @@ class Source(BaseModel):
 
 
 class AuditRecord(BaseModel):
-    """One audit event: a finding, an error, or a client that went away."""
+    """One audit event: a finding, an error, a client that went away, or `lost`: the
+    count of records a sink could not write, put in front of the next it could."""
 
     model_config = ConfigDict(
         frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True
@@ -67,6 +68,7 @@ class AuditRecord(BaseModel):
     detail: str | None = None
     message: str | None = None
     context: dict[str, str] = Field(default_factory=dict)
+    lost: int | None = None  # event `lost`: how many records before this one were lost
 
     @property
     def construct(self) -> Construct | None:  # type: ignore[override]  # see `kind`

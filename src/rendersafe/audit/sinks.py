@@ -6,6 +6,7 @@ LoggingSink("rendersafe.audit")     # one log record per audit record
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -22,8 +23,10 @@ class JsonlSink:
     """Appends records to a JSONL file, whole lines only.
 
     Many processes and threads may share one file: each batch is one locked append,
-    so lines never interleave. A write cut short (a full disk) leaves at most that
-    one partial line, which the next write starts a new line after.
+    so lines never interleave. A batch is written whole or not at all: a write cut
+    short (a full disk, a file-size limit) is truncated back and raises, so the log can
+    retry the batch without writing any record twice. A writer killed mid-write leaves
+    at most one partial line, which the next write starts a new line after.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
@@ -53,11 +56,16 @@ class JsonlSink:
             size = os.fstat(self._fd).st_size
             if size and os.pread(self._fd, 1, size - 1) != b"\n":
                 data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._fd, view) :]
-            if self.fsync:
-                os.fsync(self._fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+                if self.fsync:
+                    os.fsync(self._fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, size)  # no part of the batch stays
+                raise
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
 

@@ -1,7 +1,9 @@
 """Read an audit file back and count what it holds: `rendersafe audit summary`.
 
 A line that does not parse is skipped with a warning naming its line; a partial last
-line (a writer that crashed mid-write) is expected and said so.
+line (a writer that crashed mid-write) is expected and said so. Records the log could
+not write (a full disk) are counted by the `lost` records it wrote when it could again:
+the summary's "lost records" line.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ class Summary:
     constructs: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     days: Counter[str] = field(default_factory=Counter)
+    lost: int = 0  # records the log could not write, as its `lost` records count them
 
     def add(self, record: AuditRecord) -> None:
         """Count one record."""
         self.records += 1
+        self.lost += record.lost or 0
         self.events[record.event] += 1
         self.days[record.time.date().isoformat()] += 1
         if record.event == "finding":
@@ -50,6 +54,7 @@ class Summary:
         return {
             "records": self.records,
             "skipped": len(self.skipped),
+            "lost": self.lost,
             "events": dict(self.events),
             "top_hosts": dict(self.hosts.most_common(TOP)),
             "hosts": dict(self.hosts),
@@ -61,6 +66,8 @@ class Summary:
     def table(self) -> str:
         """The counts as a readable table."""
         lines = [f"{self.records} records ({_counts(self.events)}), {len(self.skipped)} skipped"]
+        if self.lost:
+            lines.append(f"lost records: {self.lost} (not written: the log could not be written)")
         top_hosts = Counter(dict(self.hosts.most_common(TOP)))
         days = Counter(dict(sorted(self.days.items())))
         for title, counter in (

@@ -77,6 +77,23 @@ class Segmenter:
         return "".join(self._lines) + self._line
 
     @property
+    def length(self) -> int:
+        """The length of the current unit so far."""
+        return self._length + len(self._line)
+
+    def may_cut(self, added: int, line_ends: int) -> bool:
+        """Could pushing `added` more characters holding at most `line_ends` line ends
+        complete a unit? A cut needs the hold limit passed, or a risky unit and a line
+        start after a blank line or a closing fence: two line ends, or one after a blank
+        line or inside a fence (which it may close), or none at such a line start."""
+        if self._length + len(self._line) + added > self.limit or line_ends > 1:
+            return True
+        state = self._state
+        if line_ends == 1 and (state.open or (self._risky and not self._line.strip())):
+            return True
+        return not self._head_decided and self._risky and (state.blank or state.closed_fence)
+
+    @property
     def context(self) -> str:
         """What is open after the complete lines so far, as a line to parse in front
         of what follows: a fence's opening line, a raw block's tag, or ""."""

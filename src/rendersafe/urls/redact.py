@@ -1,13 +1,35 @@
-"""Loggable shapes of URLs and hosts: the structure kept, every value replaced by its length."""
+"""Loggable shapes of URLs and hosts: the structure kept, every value replaced by its length.
+
+`redact_text` does the same to free text that may quote a reply or a request (an
+exception's message): bounded, each URL redacted, each word that could be data
+replaced by its length.
+"""
 
 from __future__ import annotations
 
 import re
 
+from .credentials import EMAIL, SECRET_PATTERNS
 from .hosts import is_ip_literal, split_host
-from .parse import ParsedUrl
+from .parse import ParsedUrl, parse_url
 
-__all__ = ["redact", "redact_host"]
+__all__ = ["TEXT_LIMIT", "exception_text", "redact", "redact_host", "redact_text"]
+
+TEXT_LIMIT = 200  # characters of free text a log or an audit record keeps, at most
+# A URL, a scheme the browser runs or fetches, or a host written bare; else a word.
+_PIECE = re.compile(
+    r"(?P<url>(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^\s'\"<>]+"
+    r"|\b(?:data|javascript|vbscript|blob|file|mailto):[^\s'\"<>]+"
+    r"|\bwww\.[^\s'\"<>]+)"
+    r"|[^\s'\"()<>\[\]{},;`]+",
+    re.IGNORECASE,
+)
+# A word kept as it is: short, or plain letters (a capital first at most) with at most
+# a trailing punctuation mark.
+_PLAIN = re.compile(
+    r"[A-Za-z][a-z]{0,23}[.:!?]?|[A-Z][A-Za-z]{0,30}(?:Error|Exception|Warning)[.:]?|.{1,7}",
+    re.DOTALL,
+)
 
 
 def redact(url: ParsedUrl) -> str:
@@ -60,3 +82,41 @@ def _redact_pairs(part: str, lead: str) -> str:
         name, sep, value = item.partition("=")
         items.append(f"{_mask(name, 24)}{sep}{_mask(value, 0)}" if sep else _mask(name, 0))
     return lead + "".join(items)
+
+
+def redact_text(text: str, limit: int = TEXT_LIMIT) -> str:
+    """`text` as a log may keep it: at most `limit` characters, each URL redacted as
+    `redact` does, each key, e-mail address and word that is not plain (8 or more
+    characters holding digits, capitals inside, or symbols; or 25 or more letters)
+    replaced by its length (`{14}`). Never raises.
+
+    `"KeyError: 'sk-proj-abc123...'"` becomes `"KeyError: '{51}'"`.
+    """
+    window = text[: 4 * limit]
+    if len(text) > len(window):  # never keep the start of a word cut at the window
+        window = window[: max(window.rfind(" "), 0)]
+    out = _PIECE.sub(_piece, window)
+    if len(out) > limit or len(text) > len(window):
+        out = f"{out[: limit - 24].rstrip()}... ({len(text)} characters)"
+    return out
+
+
+def _piece(match: re.Match[str]) -> str:
+    piece = match.group()
+    if match.group("url") is not None:
+        try:
+            return redact(parse_url(piece))
+        except Exception:  # a URL no parser reads is still not kept
+            return f"<unparseable:{len(piece)}>"
+    if _PLAIN.fullmatch(piece) and not (SECRET_PATTERNS.search(piece) or EMAIL.search(piece)):
+        return piece
+    return "{" + str(len(piece)) + "}"
+
+
+def exception_text(exc: BaseException, limit: int = TEXT_LIMIT) -> str:
+    """`exc` as a log may keep it: its type and its message, redacted (`redact_text`)."""
+    try:
+        message = str(exc)
+    except Exception:  # a broken __str__ is the app's, not a reason to fail here
+        message = "(a message that cannot be printed)"
+    return f"{type(exc).__name__}: {redact_text(message, limit)}" if message else type(exc).__name__

@@ -5,6 +5,10 @@
     out += codec.close()                      # at the end of the body
 
 Every codec raises `FormatError` when the body is not what it claims to be.
+`codec.reach(data, final=...)` bounds, cheaply and before the feed, how much text a feed
+of `data` can hand its streams and how many line ends it can hold (`ENDS`: it may end a
+text, which settles it whole): what the middleware reads to keep a heavy feed off the
+event loop.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from .json_body import JsonCodec
 from .ndjson import NdjsonCodec
 from .sse_codec import DIALECTS, SseCodec
 from .text_body import TextCodec
-from .text_streams import Report, Texts
+from .text_streams import ENDS, Report, Texts
 
-__all__ = ["FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
+__all__ = ["ENDS", "FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 
 # What a format can be pinned to: a family (its dialect found from the body) or one
 # SSE dialect.
@@ -64,6 +68,8 @@ class Codec(Protocol):
     def close(self) -> bytes: ...
 
     def error_frame(self, message: str) -> bytes: ...
+
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]: ...
 
 
 def format_of(content_type: str | None) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import zlib
 
 from ..errors import FormatError
+from .messages import safe_name
 
 __all__ = ["Inflater", "inflater_for"]
 
@@ -61,4 +62,6 @@ def inflater_for(coding: str | None) -> Inflater | None:
         return None
     if name in ("gzip", "x-gzip", "deflate"):
         return Inflater(name)
-    raise FormatError(f"content-encoding {name!r} cannot be decoded (gzip and deflate can)")
+    raise FormatError(
+        f"content-encoding {safe_name(name)} cannot be decoded (gzip and deflate can)"
+    )

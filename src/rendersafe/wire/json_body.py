@@ -15,7 +15,8 @@ from typing import Any
 from ..errors import FormatError
 from .dialect import dumps, judged_urls, url_of
 from .json_path import Holder, json_path_fields
-from .text_streams import Texts
+from .messages import json_error
+from .text_streams import ENDS, Texts
 
 __all__ = ["JsonCodec"]
 
@@ -41,6 +42,10 @@ class JsonCodec:
         self._parts.append(data)
         return b""
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
+        """Nothing is sanitised until the body ends; then all of it, at once."""
+        return (self._size + len(data), ENDS) if final else (0, 0)
+
     def close(self) -> bytes:
         """The whole body, its text fields sanitised (unchanged bytes if nothing was)."""
         raw = b"".join(self._parts)
@@ -49,7 +54,8 @@ class JsonCodec:
         try:
             data = json.loads(raw)
         except ValueError as exc:
-            raise FormatError(f"the JSON body does not parse: {exc}") from exc
+            why = json_error(exc, len(raw))
+            raise FormatError(f"the JSON body does not parse ({why})") from exc
         holders = list(self._holders(data))
         changed = False
         for holder, key in holders:

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, require
+from .messages import json_error, safe_name
 from .sse import MAX_PENDING
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["NdjsonCodec"]
 
 _CHAT_FIELDS: tuple[str, ...] = ("content", "thinking")
 _GENERATE_FIELDS: tuple[str, ...] = ("response", "thinking")
+_DONE = re.compile(rb'"done"')
+_NOT_DONE = re.compile(rb'"done"\s*:\s*false')
 
 
 class NdjsonCodec:
@@ -53,6 +57,16 @@ class NdjsonCodec:
             out += dumps(self._tail_line(tails)) + "\n"
         return out.encode()
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
+        """At most how many characters of text feeding `data` (with a cut line held)
+        hands the texts, and how many line ends (escaped, in JSON; `ENDS` when it may
+        end a text: `done` not false)."""
+        if self._partial:
+            data = self._partial.encode() + data
+        if final or len(_DONE.findall(data)) != len(_NOT_DONE.findall(data)):
+            return len(data), ENDS
+        return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")
+
     def error_frame(self, message: str) -> bytes:
         """Ollama's error line."""
         return (dumps({"error": message}) + "\n").encode()
@@ -65,7 +79,8 @@ class NdjsonCodec:
         try:
             data = json.loads(body)
         except ValueError as exc:
-            raise FormatError(f"NDJSON line {self._line} is not JSON: {exc}") from exc
+            why = json_error(exc, len(body))
+            raise FormatError(f"NDJSON line {self._line} is not JSON ({why})") from exc
         data = require(data, dict, f"NDJSON line {self._line}")
         holder, fields = _texts_of(data)
         if holder is None:
@@ -100,4 +115,5 @@ def _texts_of(data: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, .
         return data, _GENERATE_FIELDS
     if "error" in data or "done" in data:
         return None, ()
-    raise FormatError(f"an NDJSON line of an unknown shape (keys {sorted(data)[:6]})")
+    keys = ", ".join(safe_name(key) for key in sorted(data)[:6])
+    raise FormatError(f"an NDJSON line of an unknown shape (keys {keys})")

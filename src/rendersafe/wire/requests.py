@@ -31,6 +31,8 @@ from typing import Any
 
 from starlette.types import Message
 
+from .messages import safe_name
+
 __all__ = ["RequestConversation", "RequestTee", "conversation_of"]
 
 # A JSON string, closed or cut short, and whether a colon makes it a key. The
@@ -120,7 +122,7 @@ def conversation_of(
     inflated first if `coding` is gzip or deflate (to at most `limit` bytes)."""
     main = (content_type or "").split(";", 1)[0].strip().lower()
     if main and not any(kind in main for kind in _READ_TYPES):
-        return RequestConversation(None, "unread", (f"unread: content type {main[:60]!r}",))
+        return RequestConversation(None, "unread", (f"unread: content type {safe_name(main)}",))
     raw, notes = _inflated(body, coding, limit)
     if raw is None or not raw.strip():
         return RequestConversation(None, "unread" if raw is None else "empty", notes)
@@ -149,7 +151,7 @@ def _inflated(body: bytes, coding: str | None, limit: int) -> tuple[bytes | None
     if name in ("identity", ""):
         return body, ()
     if name not in _CODINGS:
-        return None, (f"unread: content-encoding {name[:40]!r} (gzip and deflate are read)",)
+        return None, (f"unread: content-encoding {safe_name(name)} (gzip and deflate are read)",)
     try:
         inflate = zlib.decompressobj(_wbits(name, body))
         out = inflate.decompress(body, limit)

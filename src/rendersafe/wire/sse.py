@@ -78,6 +78,11 @@ class SseReader:
         self._raw: list[str] = []
         self._eol: str | None = None
 
+    @property
+    def held(self) -> str:
+        """The text of the event still arriving."""
+        return "".join(self._raw) + self._buffer if self._raw else self._buffer
+
     def feed(self, text: str) -> list[SseEvent]:
         """Take more text; return the events it completed."""
         buffer = self._buffer + text

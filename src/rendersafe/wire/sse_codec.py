@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +18,12 @@ from ..errors import FormatError
 from .ai_sdk import AiSdk
 from .anthropic import Anthropic
 from .dialect import DONE, Dialect
+from .messages import safe_name
 from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
 from .sse import SseEvent, SseReader
-from .text_streams import Texts
+from .text_streams import ENDS, Texts
 
 __all__ = ["DIALECTS", "SseCodec"]
 
@@ -77,6 +79,7 @@ class SseCodec:
         # utf-8-sig: a leading byte order mark is dropped, as the SSE standard says.
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._dialect: Dialect | None = DIALECTS[dialect](texts) if dialect else None
+        self._events = 0  # events with data so far, for error messages
 
     @property
     def dialect(self) -> str | None:
@@ -95,6 +98,25 @@ class SseCodec:
             return out
         return out + "".join(e.encode() for e in self._dialect.finish()).encode()
 
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
+        """At most how many characters of text feeding `data` (with what is held of a
+        cut event) hands the texts, and how many line ends (`ENDS`: it may end one)."""
+        held = self._reader.held
+        if held:
+            data = held.encode() + data
+        size = len(data)
+        dialect = self._dialect
+        if final:
+            return size, ENDS
+        if dialect is None or dialect.name == "sse-text":
+            return size, data.count(b"\n") + data.count(b"\r")
+        if _may_end(data):
+            return size, ENDS
+        if b"\\" not in data:
+            return size, 0
+        # Inside a JSON string a line end is escaped: `\n`, or `\u000a` (counted twice).
+        return size, data.count(b"\\n") + 2 * data.count(b"\\u")
+
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""
         dialect = self._dialect or PlainSse(self.texts)
@@ -109,6 +131,7 @@ class SseCodec:
         text = event.data
         if text is None:
             return [event]  # comments, keep-alives, `retry:`
+        self._events += 1
         data = _parse(text)
         if self._dialect is None:
             found = _detect(data)
@@ -116,7 +139,10 @@ class SseCodec:
                 return [event]  # [DONE] or an error before anything else
             self._dialect = found(self.texts)
         if data is _NOT_JSON and not isinstance(self._dialect, PlainSse):
-            raise FormatError(f"{self._dialect.name} event data is not JSON: {text[:40]!r}")
+            raise FormatError(
+                f"{self._dialect.name} event {self._events}: its data is not JSON "
+                f"({len(text)} characters)"
+            )
         if isinstance(self._dialect, PlainSse) and isinstance(data, dict) and _dialect_of(data):
             # Text first, then a provider's events: a client would render those.
             raise FormatError("a provider's JSON events after plain text events")
@@ -124,6 +150,18 @@ class SseCodec:
 
 
 _NOT_JSON: Any = object()
+# What can end a text (a finish reason, an event type, `[DONE]`), and the cases of it
+# that never do (a null finish reason, a delta): an event with more of the first may.
+_MAY_END = re.compile(rb'"finish_reason"|"type"|\[DONE\]')
+_STEADY = re.compile(rb'"finish_reason"\s*:\s*null|"type"\s*:\s*"[a-z_.-]*delta"')
+
+
+def _may_end(data: bytes) -> bool:
+    if b'"type"' not in data and b"[DONE]" not in data:
+        finishes = data.count(b'"finish_reason"')
+        if finishes == data.count(b'"finish_reason":null'):  # OpenAI's usual chunk
+            return False
+    return len(_MAY_END.findall(data)) != len(_STEADY.findall(data))
 
 
 def _parse(text: str) -> Any:
@@ -147,7 +185,7 @@ def _detect(data: Any) -> Factory | None:
     found = _dialect_of(data)
     if found is None and data.get("type") != "error" and "error" not in data:
         kind = data.get("type")
-        raise FormatError(f"SSE data of an unknown shape (type {kind!r}); pin a format")
+        raise FormatError(f"SSE data of an unknown shape (type {safe_name(kind)}); pin a format")
     return found
 
 

@@ -12,7 +12,8 @@ import codecs
 import re
 
 from ..errors import FormatError
-from .text_streams import Texts
+from .messages import safe_name
+from .text_streams import ENDS, Texts
 
 __all__ = ["TextCodec"]
 
@@ -32,7 +33,9 @@ class TextCodec:
 
     def __init__(self, texts: Texts, charset: str = "utf-8") -> None:
         if charset.strip().lower() not in _UTF8:
-            raise FormatError(f"charset {charset!r}: clients read UTF-8, so only UTF-8 is read")
+            raise FormatError(
+                f"charset {safe_name(charset)}: clients read UTF-8, so only UTF-8 is read"
+            )
         self.texts = texts
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._head: str | None = ""  # None once the first line is known not to be framing
@@ -44,6 +47,13 @@ class TextCodec:
     def close(self) -> bytes:
         """The body ended: the rest."""
         return self._sanitise(self._decoder.decode(b"", final=True), final=True)
+
+    def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
+        """At most how many characters feeding `data` hands the text (with the head
+        held to sniff), and how many line ends (`ENDS` at the end)."""
+        head = self._head or ""
+        ends = ENDS if final else data.count(b"\n") + head.count("\n")
+        return len(data) + len(head), ends
 
     def error_frame(self, message: str) -> bytes:
         """Plain text has no error frame: the body just ends."""

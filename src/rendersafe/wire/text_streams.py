@@ -16,8 +16,11 @@ from ..errors import FormatError, InputTooLargeError
 from ..findings import Construct, Finding
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
+from .messages import safe_name
 
-__all__ = ["Report", "Texts"]
+__all__ = ["ENDS", "Report", "Texts"]
+
+ENDS = 2  # line ends a chunk that may end its text counts as: it may settle it whole
 
 Report = Callable[[Finding], None]
 
@@ -40,6 +43,7 @@ class Texts:
         self.conversation = Conversation.coerce(conversation)
         self.context = dict(context or {})
         self._streams: dict[Hashable, StreamSanitizer] = {}
+        self._hold_limit = sanitizer.policy.max_hold_chars
         # Only formats that repeat the whole text later need it kept (bounded by
         # the policy's max_input_chars, as a one-shot reply is).
         self.keep_sent = keep_sent
@@ -53,11 +57,29 @@ class Texts:
         if stream is None:
             if key in self._ended:
                 # A client that joins the pieces would join them across the end.
-                raise FormatError(f"text {key!r} continued after it ended")
+                raise FormatError(f"text {safe_name(key)} continued after it ended")
             stream = self._streams[key] = self.sanitizer.stream(
                 context=self.context, on_finding=self.report, conversation=self.conversation
             )
         return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
+
+    def settles_at_most(self, added: int, line_ends: int = 2) -> int:
+        """The most characters one of these texts can settle when `added` more
+        characters holding at most `line_ends` line ends arrive (see
+        `StreamSanitizer.settles_at_most`)."""
+        # A text that starts now completes nothing without a blank line or the limit.
+        most = added if line_ends > 1 or added > self._hold_limit else 0
+        for stream in self._streams.values():
+            most = max(most, stream.settles_at_most(added, line_ends))
+        return most
+
+    def openers(self) -> tuple[int, int]:
+        """How many `[` and `<` the units still arriving hold, over all texts."""
+        brackets = tags = 0
+        for stream in self._streams.values():
+            more_brackets, more_tags = stream.openers()
+            brackets, tags = brackets + more_brackets, tags + more_tags
+        return brackets, tags
 
     def close(self, key: Hashable) -> str:
         """End text `key`; return the rest of it ("" if it never started)."""
