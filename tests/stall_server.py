@@ -52,8 +52,8 @@ _WORDS = [
 def chunk(content: str | None, finish: str | None = None) -> bytes:
     """One Chat Completions chunk as an SSE event."""
     delta = {} if content is None else {"content": content}
-    data = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
-    data["choices"][0]["finish_reason"] = finish
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    data = {"object": "chat.completion.chunk", "choices": [choice]}
     return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
 
 

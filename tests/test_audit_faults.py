@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -49,7 +50,7 @@ def _log(path: Path, *, cap: int, keep: int, lift: bool) -> dict[str, int]:
     return counts
 
 
-def _records(path: Path) -> list[dict[str, object]]:
+def _records(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -69,7 +70,7 @@ def test_records_past_the_retry_bound_are_counted_and_summarised(tmp_path: Path)
     counts = _log(path, cap=64 * 1024, keep=50, lift=True)
     records = _records(path)
     kept = [r for r in records if r["event"] != "lost"]
-    marked = sum(int(r["lost"]) for r in records if r["event"] == "lost")  # type: ignore[call-overload]
+    marked = sum(int(r["lost"]) for r in records if r["event"] == "lost")
     assert counts["lost"] > 0
     assert marked == counts["lost"]
     assert len(kept) + marked == RECORDS  # every record written or counted
@@ -131,8 +132,8 @@ def test_audit_required_serves_no_reply_whose_record_is_not_written(
             rid = f"after-{number}"
             status[rid] = client.get("/reply", headers={"x-request-id": rid}).status_code
     records = _records(path)
-    findings = {r["source"]["request_id"] for r in records if r["event"] == "finding"}  # type: ignore[index]
-    errors = {r["source"]["request_id"] for r in records if r["event"] == "error"}  # type: ignore[index]
+    findings = {r["source"]["request_id"] for r in records if r["event"] == "finding"}
+    errors = {r["source"]["request_id"] for r in records if r["event"] == "error"}
     served = {rid for rid, code in status.items() if code == 200}
     refused = {rid for rid, code in status.items() if code == 503}
     assert set(status.values()) <= {200, 503}
@@ -200,7 +201,7 @@ def test_no_raw_text_reaches_the_audit_file_or_the_logs(
     messages = [r["message"] for r in _records(path) if r["event"] == "error"]
     assert len(messages) == 4, messages
     assert "event 2: its data is not JSON" in messages[0]  # what and where
-    assert all(len(m) <= 400 for m in messages)  # type: ignore[arg-type]
+    assert all(len(m) <= 400 for m in messages)
     logged = caplog.text + "".join(str(r.args) for r in caplog.records)
     for text in (written, logged):
         assert "SECRET" not in text
