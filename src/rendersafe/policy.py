@@ -297,6 +297,7 @@ RemovedImage = Literal["alt_and_marker", "alt", "marker", "nothing"]
 DataLink = Literal["text", "text_and_marker", "nothing"]
 RawHtml = Literal["sanitize", "escape", "strip"]
 LinkHosts = Literal["any", "conversation"]
+Mode = Literal["enforce", "monitor"]
 # A canary shorter than this would match honest text by chance.
 MIN_CANARY_CHARS = 8
 
@@ -378,6 +379,11 @@ class Policy(BaseModel):
         le=10_000,
         description="Images (and links) on one host whose URLs differ only in a short token "
         "kept per reply; the rest are one data channel and removed (reason beacon).",
+    )
+    mode: Mode = Field(
+        "enforce",
+        description="enforce: replies are sanitised; monitor (shadow mode): replies pass "
+        "unchanged and every finding is recorded as it would have been, enforced false.",
     )
     thresholds: Thresholds = Thresholds()
 
