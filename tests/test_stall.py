@@ -14,6 +14,7 @@ paragraphs from 9 to 32-58 ms. The slack is wide because the machine is shared.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import statistics
 import subprocess
@@ -26,6 +27,7 @@ import httpx
 import pytest
 
 from rendersafe import Policy, Sanitizer
+from rendersafe.middleware import _QUICK_SWITCH
 from stall_server import FLOOD_CHARS, FLOODS
 
 SERVER = Path(__file__).with_name("stall_server.py")
@@ -109,3 +111,35 @@ def test_a_flood_does_not_stall_honest_streams(server: str, kind: str, chunks: i
     unit = FLOODS[kind]
     flood = unit * (FLOOD_CHARS // len(unit))
     assert text == Sanitizer(Policy()).run(flood).text  # in order, as one-shot
+
+
+def test_worker_feeds_pause_the_collector_and_put_it_back() -> None:
+    # A full collection over a flood's objects held the GIL 50-200 ms; the sanitiser
+    # makes no cyclic garbage, so the collector waits while any worker feed runs.
+    assert gc.isenabled()
+    with _QUICK_SWITCH:
+        with _QUICK_SWITCH:
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # another feed still runs
+    assert gc.isenabled()
+    gc.disable()  # the application's own choice is kept
+    try:
+        with _QUICK_SWITCH:
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("unit", ["[", "a[", "<img src=a ", "![a](https://x.example/?d=c2VjcmV0) "])
+def test_the_sanitiser_makes_no_cyclic_garbage(unit: str) -> None:
+    sanitizer = Sanitizer(Policy())
+    gc.collect()
+    gc.disable()
+    try:
+        stream = sanitizer.stream()
+        stream.feed(unit * (16_384 // len(unit)))
+        stream.close()
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

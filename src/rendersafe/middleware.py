@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import gc
 import json
 import logging
 import sys
@@ -515,27 +516,40 @@ _MIDDLEWARE = Source(kind="middleware")
 
 
 class _QuickSwitch:
-    """Lowers the interpreter's switch interval while any worker feed runs, and puts it
-    back after the last (unless someone else changed it meanwhile)."""
+    """While any worker feed runs: a shorter switch interval, and no cyclic garbage
+    collection; both put back after the last (unless someone else changed them).
+
+    A flood's feed allocates hundreds of thousands of objects, and a full collection
+    over them holds the GIL 50 to 200 ms, stalling every stream on the event loop.
+    The sanitiser makes no cyclic garbage (measured: none on any flood), so pausing the
+    collector loses nothing of ours; what others make meanwhile waits for the
+    collector's next run after the feed, seconds at most."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running = 0
         self._saved = sys.getswitchinterval()
+        self._paused_gc = False
 
     def __enter__(self) -> None:
         with self._lock:
             if self._running == 0:
                 self._saved = sys.getswitchinterval()
                 sys.setswitchinterval(min(self._saved, _SWITCH_INTERVAL))
+                self._paused_gc = gc.isenabled()
+                gc.disable()
             self._running += 1
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._running -= 1
-            ours = min(self._saved, _SWITCH_INTERVAL)
-            if self._running == 0 and sys.getswitchinterval() == ours:
+            if self._running:
+                return
+            if sys.getswitchinterval() == min(self._saved, _SWITCH_INTERVAL):
                 sys.setswitchinterval(self._saved)
+            if self._paused_gc and not gc.isenabled():
+                gc.enable()
+            self._paused_gc = False
 
 
 _QUICK_SWITCH = _QuickSwitch()
