@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from chat_backend import anthropic, openai_responses, pieces, sse
+from chat_backend import openai_responses, pieces, sse
 from rendersafe import Sanitizer
 from rendersafe.config import policy_from_toml
 from servers import Server
@@ -146,6 +146,22 @@ def _anthropic_whole(model: str, text: str) -> dict[str, Any]:
     }
 
 
+def _anthropic_events(model: str, text: str) -> Iterator[tuple[str | None, Any]]:
+    """Anthropic's Messages stream as its API sends it (usage included)."""
+    usage = {"input_tokens": 1, "output_tokens": 1}
+    message = {**_anthropic_whole(model, ""), "content": [], "stop_reason": None, "usage": usage}
+    yield "message_start", {"type": "message_start", "message": message}
+    block = {"type": "text", "text": ""}
+    yield "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+    for piece in pieces(text):
+        delta = {"type": "text_delta", "text": piece}
+        yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    end = {"stop_reason": "end_turn", "stop_sequence": None}
+    yield "message_delta", {"type": "message_delta", "delta": end, "usage": usage}
+    yield "message_stop", {"type": "message_stop"}
+
+
 async def _cut(model: str, text: str) -> AsyncIterator[bytes]:
     """The stream up to CUT_AT, then the connection drops."""
     for chunk in sse(_chat_events(model, text[:CUT_AT])):
@@ -194,7 +210,7 @@ def upstream_app(seen: Upstream) -> Starlette:
         else:
             if not streamed:
                 return JSONResponse(_anthropic_whole(model, text))
-            events = anthropic(text)
+            events = _anthropic_events(model, text)
         pause = 0.05 if model == "slow" else 0
         return StreamingResponse(_paced(sse(events), pause), media_type="text/event-stream")
 
@@ -528,3 +544,23 @@ def test_legacy_completions_are_sanitised(proxy: Proxy, stream: bool) -> None:
         text = "".join(c.choices[0].text or "" for c in chunks if c.choices)
     assert "evil.example" not in text
     assert text == _chat(proxy, "attack", stream=False)[0]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("model", ["claude-attack", "claude-honest", "attack"])
+def test_the_anthropic_sdk_reads_every_sanitised_reply(
+    proxy: Proxy, model: str, stream: bool
+) -> None:
+    anthropic_sdk = pytest.importorskip("anthropic", reason="the anthropic SDK is not installed")
+    client = anthropic_sdk.Anthropic(base_url=proxy.url, api_key=KEY, max_retries=0, timeout=60)
+    ask = {"model": model, "max_tokens": 100, "messages": [{"role": "user", "content": "Hi."}]}
+    if not stream:
+        message = client.messages.create(**ask)
+    else:
+        with client.messages.stream(**ask) as events:
+            streamed = "".join(events.text_stream)
+            message = events.get_final_message()
+        assert streamed == message.content[0].text
+    text = "".join(block.text for block in message.content if block.type == "text")
+    expected = HONEST if model == "claude-honest" else _chat(proxy, "attack", stream=False)[0]
+    assert text == expected
