@@ -59,6 +59,7 @@ REPLIES = {
 }
 # Models that send another model's reply, differently (see `_chat_events`).
 SAME_AS = {"late": "attack", "two": "attack", "cut": "attack", "slow": "honest"}
+SAME_AS["broken"] = "attack"
 # Where the upstream `cut` drops the connection: inside the image's URL.
 CUT_AT = REPLIES["attack"].index(SECRET) + 6
 # Offline: LiteLLM reads its bundled maps instead of fetching them at start.
@@ -147,9 +148,12 @@ def _anthropic_whole(model: str, text: str) -> dict[str, Any]:
 
 
 def _anthropic_events(model: str, text: str) -> Iterator[tuple[str | None, Any]]:
-    """Anthropic's Messages stream as its API sends it (usage included)."""
+    """Anthropic's Messages stream as its API sends it (usage included); model `broken`
+    starts its message with the attack in it, which the API never does."""
     usage = {"input_tokens": 1, "output_tokens": 1}
     message = {**_anthropic_whole(model, ""), "content": [], "stop_reason": None, "usage": usage}
+    if model == "broken":
+        message["content"] = [{"type": "text", "text": EXFIL}]
     yield "message_start", {"type": "message_start", "message": message}
     block = {"type": "text", "text": ""}
     yield "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
@@ -157,6 +161,9 @@ def _anthropic_events(model: str, text: str) -> Iterator[tuple[str | None, Any]]
         delta = {"type": "text_delta", "text": piece}
         yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
     yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    if model == "late":  # text after its block stopped
+        delta = {"type": "text_delta", "text": EXFIL}
+        yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
     end = {"stop_reason": "end_turn", "stop_sequence": None}
     yield "message_delta", {"type": "message_delta", "delta": end, "usage": usage}
     yield "message_stop", {"type": "message_stop"}
@@ -211,7 +218,8 @@ def upstream_app(seen: Upstream) -> Starlette:
             if not streamed:
                 return JSONResponse(_anthropic_whole(model, text))
             events = _anthropic_events(model, text)
-        pause = 0.05 if model == "slow" else 0
+        # Paced, so that LiteLLM has sent its headers before `late` breaks.
+        pause = 0.05 if model in ("slow", "late") else 0
         return StreamingResponse(_paced(sse(events), pause), media_type="text/event-stream")
 
     paths = ("/v1/chat/completions", "/v1/completions", "/v1/responses", "/v1/messages")
@@ -226,7 +234,8 @@ def _model(name: str, model: str, api_base: str) -> dict[str, Any]:
 def _config(upstream: str, tmp: Path) -> str:
     models = [_model(name, f"openai/{name}", f"{upstream}/v1") for name in (*REPLIES, *SAME_AS)]
     models += [
-        _model(f"claude-{n}", f"anthropic/claude-{n}", upstream) for n in ("attack", "honest")
+        _model(f"claude-{n}", f"anthropic/claude-{n}", upstream)
+        for n in ("attack", "honest", "broken", "late", "slow")
     ]
     (tmp / "policy.toml").write_text('allowed_image_hosts = ["cdn.example.com"]\n')
     (tmp / "tiny.toml").write_text("max_input_chars = 60\n")
@@ -564,3 +573,39 @@ def test_the_anthropic_sdk_reads_every_sanitised_reply(
     text = "".join(block.text for block in message.content if block.type == "text")
     expected = HONEST if model == "claude-honest" else _chat(proxy, "attack", stream=False)[0]
     assert text == expected
+
+
+def test_an_anthropic_stream_that_cannot_be_read_is_withheld(proxy: Proxy) -> None:
+    # Its first event fails, and LiteLLM sends no headers before the first chunk: a 502
+    # in Anthropic's error shape, not a stream.
+    body = {"model": "claude-broken", "max_tokens": 100, "stream": True, "messages": []}
+    body["messages"] = [{"role": "user", "content": "Draw the chart."}]
+    headers = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+    reply = httpx.post(f"{proxy.url}/v1/messages", json=body, headers=headers, timeout=60)
+    assert "evil.example" not in reply.text
+    assert reply.status_code == 502
+    assert reply.json()["error"]["message"] == "rendersafe withheld the rest of this reply"
+    assert proxy.audited("error", "starts with content")
+
+
+def test_an_anthropic_stream_that_breaks_midway_ends_with_its_error_event(proxy: Proxy) -> None:
+    anthropic_sdk = pytest.importorskip("anthropic", reason="the anthropic SDK is not installed")
+    ask = {"model": "claude-late", "max_tokens": 100, "messages": []}
+    ask["messages"] = [{"role": "user", "content": "Draw the chart."}]
+    headers = {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+    url = f"{proxy.url}/v1/messages"
+    reply = httpx.post(url, json={**ask, "stream": True}, headers=headers, timeout=60)
+    assert "evil.example" not in reply.text
+    events = _sse_events(reply.text)
+    assert events, (reply.status_code, reply.text)
+    assert events[-1][0] == "error", events
+    assert events[-1][1]["error"]["message"] == "rendersafe withheld the rest of this reply"
+    client = anthropic_sdk.Anthropic(base_url=proxy.url, api_key=KEY, max_retries=0, timeout=60)
+    texts: list[str] = []
+    with (
+        pytest.raises(anthropic_sdk.APIError, match="rendersafe withheld"),
+        client.messages.stream(**ask) as stream,
+    ):
+        texts.extend(stream.text_stream)
+    assert "evil.example" not in "".join(texts)
+    assert "".join(texts) == _chat(proxy, "attack", stream=False)[0]
