@@ -1,10 +1,11 @@
 """rendersafe as a LiteLLM guardrail, end to end: a real `litellm` proxy (a subprocess
 started here, offline) loads `RenderSafeGuardrail` from its config.yaml, in front of a
-fake upstream on 127.0.0.1 (OpenAI chat completions, Responses and Anthropic Messages),
-and the official `openai` SDK talks to it, streaming and not.
+fake upstream on 127.0.0.1 (OpenAI chat completions, legacy completions, Responses and
+Anthropic Messages), and the official `openai` and `anthropic` SDKs talk to it, streaming
+and not. Model names pick the upstream's reply (REPLIES) and how it misbehaves (SAME_AS).
 
 Skipped when the `litellm` extra is not installed (`pip install 'rendersafe[litellm]'`);
-.ci/run installs it.
+.ci/run installs it. The `anthropic` SDK cases are skipped without that SDK.
 """
 
 from __future__ import annotations
@@ -57,9 +58,10 @@ REPLIES = {
     "big": "A long and honest reply. " * 8,
     "tail": "All of it is in [the docs](https://docs.python.org/3/library/json.html)",
 }
-# Models that send another model's reply, differently (see `_chat_events`).
-SAME_AS = {"late": "attack", "two": "attack", "cut": "attack", "slow": "honest"}
-SAME_AS["broken"] = "attack"
+# Models that send another model's reply, differently (see `_chat_events`,
+# `_anthropic_events`, `_cut`); `slow` is paced.
+SAME_AS = {"late": "attack", "two": "attack", "cut": "attack", "broken": "attack"}
+SAME_AS["slow"] = "honest"
 # Where the upstream `cut` drops the connection: inside the image's URL.
 CUT_AT = REPLIES["attack"].index(SECRET) + 6
 # Offline: LiteLLM reads its bundled maps instead of fetching them at start.

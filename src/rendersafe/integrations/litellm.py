@@ -32,7 +32,7 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import AsyncGenerator, Hashable, Iterator
+from collections.abc import AsyncGenerator, Callable, Hashable, Iterator
 from typing import Any
 
 from litellm.integrations.custom_guardrail import CustomGuardrail
@@ -189,13 +189,12 @@ class _Call:
             self.event("error", "refused: the audit log cannot be written")
             raise ReplyWithheldError("the audit log cannot be written", status_code=503)
 
-    def guarded(self, step: Any, chunk: Any) -> list[Any]:
+    def guarded(self, step: Callable[[Any], list[Any]], chunk: Any) -> list[Any]:
         """`step(chunk)`, or `ReplyWithheldError` (recorded) when it raises."""
         try:
-            out: list[Any] = step(chunk)
+            return step(chunk)
         except Exception as exc:
             raise self.failed(f"{type(exc).__name__}: {exc}") from exc
-        return out
 
     def failed(self, reason: str) -> ReplyWithheldError:
         """Record why the reply is withheld; the error to raise into LiteLLM."""
