@@ -33,6 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"sanitizer"}),
     frozenset({"wire"}),
     frozenset({"middleware", "scan"}),
+    frozenset({"integrations"}),
     frozenset({"demo"}),
     frozenset({"cli"}),
     frozenset({"__main__", "__init__"}),
