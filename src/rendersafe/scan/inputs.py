@@ -232,6 +232,8 @@ def plan(
 
 def _fix_path(found: Found, options: ScanOptions) -> tuple[Path | None, str]:
     """Where the fixed copy of `found` goes, if anywhere; or why it cannot go there."""
+    if options.policy.mode == "monitor":  # shadow mode reports, never writes a fix
+        return None, ""
     if options.in_place:
         if found.tree is None:
             return None, ""
