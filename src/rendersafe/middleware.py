@@ -579,9 +579,13 @@ class _ShadowResponder(_Responder):
         if self.state in ("held", "streaming") and not self.disconnected:
             self._shadow_failed("the application returned before the body ended", "incomplete_body")
 
+    complete = False  # the client has been sent the whole response
+
     async def _send(self, message: Message) -> None:
         copied = dict(message)  # the work may rewrite its copy's headers
         await self._forward(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.complete = True
         if self.state in ("done", "failed", "passthrough") or self.disconnected:
             return
         try:
@@ -589,6 +593,11 @@ class _ShadowResponder(_Responder):
         except Exception as exc:
             self._shadow_failed(_described(exc), _cause(exc))
         await self._flush_audit()
+
+    def _disconnect(self) -> None:
+        # A client that had it all may leave before the work on the copy is done.
+        if not self.complete:
+            super()._disconnect()
 
     def _shadow_failed(self, reason: str, cause: str) -> None:
         """The work on the copy failed: enforce mode would have withheld the response."""
