@@ -162,7 +162,11 @@ class RenderSafeMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not self.covers(path) or _framework_page(scope, path):
+        if (
+            scope["type"] != "http"
+            or not self.covers(path)
+            or _framework_page(scope, path, self.app)
+        ):
             await self.app(scope, receive, send)
             return
         if self.monitor:
@@ -171,7 +175,8 @@ class RenderSafeMiddleware:
         recorder = self._recorder
         if self.sanitizer.policy.audit_required and recorder is not None and recorder.log.broken:
             METRICS.withheld("audit_required", enforced=True)
-            await self._refuse_unaudited(recorder.at(self.source_of(scope)), send)
+            context = self.context_of(scope)
+            await self._refuse_unaudited(recorder.at(self.source_of(scope), context=context), send)
             return
         await _Responder(self, scope).run(receive, send)
 
@@ -629,10 +634,11 @@ def _context_key(header: str) -> str:
 _FRAMEWORK_PAGES = ("openapi_url", "docs_url", "redoc_url", "swagger_ui_oauth2_redirect_url")
 
 
-def _framework_page(scope: Scope, path: str) -> bool:
+def _framework_page(scope: Scope, path: str, wrapped: ASGIApp) -> bool:
     """Is `path` a page the app's framework serves about the app (FastAPI's OpenAPI
-    schema and its documentation), not a reply?"""
-    app = scope.get("app")
+    schema and its documentation), not a reply? The app is the scope's (added with
+    `app.add_middleware`) or the one wrapped."""
+    app = scope.get("app", wrapped)
     if getattr(app, "openapi_url", None) is None:
         return False
     root = scope.get("root_path", "")
