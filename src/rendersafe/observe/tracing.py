@@ -50,7 +50,8 @@ def reply_span(
     source: str, mode: str, attributes: Mapping[str, str] | None = None
 ) -> ReplySpan | None:
     """A started span for one reply from `source`; None when nothing records it."""
-    if _trace is None:
+    # No provider set yet: nothing records (asking the API says so too, in microseconds).
+    if _trace is None or getattr(_trace, "_TRACER_PROVIDER", True) is None:
         return None
     names = {"rendersafe.source": source, "rendersafe.mode": mode, **(attributes or {})}
     span = _tracer.start_span(SPAN_NAME, attributes=names)
