@@ -296,3 +296,32 @@ def test_the_scanner_in_monitor_mode_reports_and_writes_no_fix(
     fixed = tmp_path / "fixed"
     assert run(["scan", str(work), "--fix", str(fixed), "--quiet"], stdout=out, stderr=err) == 1
     assert not fixed.exists() or _tree(fixed) == {}  # no fixed copy at all
+
+
+def test_a_client_that_leaves_is_recorded_not_enforced(served: Served) -> None:
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream(
+            "GET", served.shadowed.url + "/v1/forever", headers={"x-request-id": "shadow-gone"}
+        ) as response,
+    ):
+        for _ in response.iter_raw():
+            break
+    (gone,) = [r for r in served.written("shadow-gone", events=1) if r.event == "disconnect"]
+    assert gone.enforced is False
+
+
+def test_a_broken_audit_log_holds_nothing_back_in_monitor_mode() -> None:
+    def full_disk(record: AuditRecord) -> None:
+        raise OSError(28, "No space left on device")
+
+    audit = AuditLog([full_disk], retry_interval=60)
+    policy = Policy(mode="monitor", audit_required=True)
+    app = RenderSafeMiddleware(build(State()), policy=policy, audit=audit)
+    path = "/v1/stream/openai_chat.sse"
+    with Server(app) as shadowed, Server(build(State())) as plain:
+        first = _raw(shadowed.url + path, "broken-1")
+        audit.flush()
+        assert audit.broken
+        assert first == _raw(shadowed.url + path, "broken-2") == _raw(plain.url + path, "p")
+    audit.close()
