@@ -23,6 +23,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"policy"}),
     frozenset({"conversation"}),
     frozenset({"config"}),
+    frozenset({"observe"}),
     frozenset({"audit"}),
     frozenset({"engine"}),
     frozenset({"html"}),

@@ -40,10 +40,12 @@ def test_audit_and_middleware_surfaces() -> None:
         "AuditLog", "AuditRecord", "BatchSink", "Event", "JsonlSink", "LoggingSink",
         "SCHEMA_VERSION", "Sink", "Source", "policy_digest", "url_hmac",
     ]  # fmt: skip
-    assert rendersafe.middleware.__all__ == ["ConversationHook", "RenderSafeMiddleware"]
+    assert rendersafe.middleware.__all__ == [
+        "ContextHook", "ConversationHook", "RenderSafeMiddleware",
+    ]  # fmt: skip
     assert list(inspect.signature(rendersafe.middleware.RenderSafeMiddleware).parameters) == [
         "app", "policy", "audit", "paths", "formats", "json_paths", "request_id_header",
-        "max_request_bytes", "conversation",
+        "max_request_bytes", "conversation", "context", "context_header",
     ]  # fmt: skip
 
 

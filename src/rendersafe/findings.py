@@ -76,6 +76,8 @@ class Finding(BaseModel):
     redacted form of the URL (values replaced by their length), never the URL itself.
     `recheck` findings come from re-checking the output (an edit exposed another
     construct); their positions point into the text after the earlier edits.
+    `enforced` is False in shadow mode (`Policy(mode="monitor")`): the change was not
+    made, the reply went out as it came.
     """
 
     model_config = ConfigDict(
@@ -96,6 +98,7 @@ class Finding(BaseModel):
     detail: str | None = None
     detector: Literal["markdown", "lexical"] = "markdown"
     recheck: bool = False
+    enforced: bool = True
     context: dict[str, str] = Field(default_factory=dict)
     # The URL as the browser would resolve it: kept in memory for the audit log's
     # keyed hash, never serialised, never shown.

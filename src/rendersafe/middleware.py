@@ -20,7 +20,15 @@ content coding, a malformed event), an exception in the app or in the sanitiser:
 before the headers are sent, the response becomes a 502 with a JSON error; after,
 the held text is dropped and the body ends with the format's error event. Every
 finding, failure and client disconnect goes to the audit log with the request's
-method, path and request id.
+method, path and request id, and the context the `context` hook (or the
+`context_header`) gives the request.
+
+In shadow mode (`Policy(mode="monitor")`) every message goes on as the app sent it, at
+once, whatever it holds; the same work runs on a copy, and its findings and failures
+are recorded (`enforced: false`) and counted, never acted on.
+
+A FastAPI app's own pages (`/docs`, `/redoc`, `/openapi.json` and the OAuth2 redirect,
+wherever the app puts them) are not replies: they pass untouched.
 """
 
 from __future__ import annotations
@@ -46,19 +54,25 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .audit import AuditLog, AuditRecord, Source
 from .audit.recorder import AuditRecorder, Emit
 from .conversation import Conversation
-from .errors import FormatError, PolicyError, RenderSafeError
+from .errors import FormatError, InputTooLargeError, PolicyError, RenderSafeError
+from .findings import Finding
+from .observe import METRICS, ReplySpan, reply_span
 from .policy import Policy
-from .sanitizer import Sanitizer
+from .sanitizer import Sanitizer, context_dict
 from .urls.redact import exception_text
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
 from .wire.encoding import Inflater, inflater_for
-from .wire.requests import RequestTee, conversation_of
+from .wire.requests import RequestTee, conversation_of, provider_of
 
-__all__ = ["ConversationHook", "RenderSafeMiddleware"]
+__all__ = ["ContextHook", "ConversationHook", "RenderSafeMiddleware"]
 
 ConversationHook = Callable[[Scope, bytes], object | None]
 """Reads the conversation of a request to a custom backend: its scope and body (as
 much as was kept, inflated); what it returns is passed on as `conversation=`."""
+
+ContextHook = Callable[[Scope], Mapping[str, str] | None]
+"""Gives the audit `context` of a request from its scope (a conversation id, a tenant):
+put in every record of its response, and the sanitiser's `context=`."""
 
 logger = logging.getLogger("rendersafe.middleware")
 
@@ -110,6 +124,8 @@ class RenderSafeMiddleware:
         request_id_header: str = "x-request-id",
         max_request_bytes: int = MAX_REQUEST_BYTES,
         conversation: ConversationHook | None = None,
+        context: ContextHook | None = None,
+        context_header: str | None = None,
     ) -> None:
         if not isinstance(policy, Policy):
             got = type(policy).__name__
@@ -124,8 +140,14 @@ class RenderSafeMiddleware:
             raise PolicyError("max_request_bytes", f"{max_request_bytes} is below 0")
         if conversation is not None and not callable(conversation):
             raise PolicyError("conversation", "expected a callable (scope, body) -> messages")
+        if context is not None and not callable(context):
+            raise PolicyError("context", "expected a callable (scope) -> {'key': 'value'}")
         self.app = app
-        self.sanitizer = Sanitizer(policy, audit=audit)
+        # Its replies are counted and traced here, once per response.
+        self.sanitizer = Sanitizer(policy, audit=audit)._observed_as(None)
+        self.monitor = policy.mode == "monitor"
+        self.context_hook = context
+        self.context_header = context_header.lower() if context_header else None
         self.audit = audit
         # Each request records through this, with its own source, into its own list.
         self._recorder = audit.recorder(_MIDDLEWARE, policy) if audit is not None else None
@@ -140,12 +162,22 @@ class RenderSafeMiddleware:
             raise PolicyError("audit_required", "the policy requires an audit log: pass audit=")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.covers(scope.get("path", "")):
+        path = scope.get("path", "")
+        if (
+            scope["type"] != "http"
+            or not self.covers(path)
+            or _framework_page(scope, path, self.app)
+        ):
             await self.app(scope, receive, send)
+            return
+        if self.monitor:
+            await _ShadowResponder(self, scope).run(receive, send)
             return
         recorder = self._recorder
         if self.sanitizer.policy.audit_required and recorder is not None and recorder.log.broken:
-            await self._refuse_unaudited(recorder.at(self.source_of(scope)), send)
+            METRICS.withheld("audit_required", enforced=True)
+            context = self.context_of(scope)
+            await self._refuse_unaudited(recorder.at(self.source_of(scope), context=context), send)
             return
         await _Responder(self, scope).run(receive, send)
 
@@ -168,9 +200,30 @@ class RenderSafeMiddleware:
             self._limiter = anyio.CapacityLimiter(WORKERS)
         return self._limiter
 
-    def _request_recorder(self, source: Source, emit: Emit) -> AuditRecorder | None:
-        """The recorder of one request: its source, its records collected by `emit`."""
-        return None if self._recorder is None else self._recorder.at(source, emit=emit)
+    def _request_recorder(
+        self, source: Source, emit: Emit, context: dict[str, str]
+    ) -> AuditRecorder | None:
+        """The recorder of one request: its source and context, its records collected
+        by `emit`."""
+        if self._recorder is None:
+            return None
+        return self._recorder.at(source, emit=emit, context=context)
+
+    def context_of(self, scope: Scope) -> dict[str, str]:
+        """The audit context of a request: its `context_header`, then what the `context`
+        hook returns. Never raises: a hook that fails (or returns other than str to str)
+        is logged and gives nothing."""
+        context: dict[str, str] = {}
+        if self.context_header is not None:
+            value = Headers(scope=scope).get(self.context_header)
+            if value:
+                context[_context_key(self.context_header)] = value[:256]
+        if self.context_hook is not None:
+            try:
+                context.update(context_dict(self.context_hook(scope)))
+            except Exception as exc:  # whatever the hook does, the reply is still served
+                _log_exception("rendersafe: the context hook raised", exc)
+        return context
 
     def source_of(self, scope: Scope) -> Source:
         """Where a request's audit records come from: method, path, request id."""
@@ -232,7 +285,11 @@ class _Responder:
         # Records wait here and are flushed with `aemit`: `emit` may block, and this
         # runs on the event loop.
         self._pending: list[AuditRecord] = []
-        self.recorder = owner._request_recorder(self.source, self._pending.append)
+        self.context = owner.context_of(scope)
+        self.recorder = owner._request_recorder(self.source, self._pending.append, self.context)
+        self.span: ReplySpan | None = None
+        self.findings = 0
+        self.failure: str | None = None  # why it was withheld (shadow mode: would have been)
 
     async def run(self, receive: Receive, send: Send) -> None:
         """Run the app with wrapped `receive` and `send`."""
@@ -241,6 +298,10 @@ class _Responder:
             await self._run(receive)
         finally:
             await self._flush_audit()
+            if self.span is not None:
+                held = self.texts.most_held() if self.texts is not None else 0
+                error = "client_disconnect" if self.disconnected else self.failure
+                self.span.end(findings=self.findings, held=held, error=error)
 
     async def _run(self, receive: Receive) -> None:
         try:
@@ -250,10 +311,10 @@ class _Responder:
                 raise  # the app's error (or the server's OSError) is not ours to hide
             _log_exception("rendersafe: the application raised", exc)
             if not self.disconnected and self.state not in ("done", "failed"):
-                await self._fail(f"the application raised {exception_text(exc)}")
+                await self._fail(f"the application raised {exception_text(exc)}", "app_error")
             return
         if self.state in ("held", "streaming") and not self.disconnected:
-            await self._fail("the application returned before the body ended")
+            await self._fail("the application returned before the body ended", "incomplete_body")
 
     def _receive(self, receive: Receive) -> Receive:
         async def wrapped() -> Message:
@@ -272,31 +333,38 @@ class _Responder:
             return  # the response is over; the app's late messages go nowhere
         sent_state = self.state
         try:
-            settles = self._settles(message)
-            if self._heavy(settles, message):
-                # Off the event loop, so one stream's flood does not stall the others;
-                # the app waits on this `send`, so the order of its messages holds.
-                limiter = self.owner.limiter()
-                with _QUICK_SWITCH:
-                    outgoing = await anyio.to_thread.run_sync(
-                        self._timed, message, settles, limiter=limiter
-                    )
-                if self.disconnected:
-                    self.state = "failed"  # the client left while the worker ran
-                    return
-            else:
-                outgoing = self._timed(message, settles)
+            outgoing = await self._outgoing(message)
         except Exception as exc:
-            await self._fail(_described(exc))
+            await self._fail(_described(exc), _cause(exc))
+            return
+        if outgoing is None:
             return
         if self._pending and not await self._flush_audit(required=self.owner.audit_required):
             # Under `audit_required`, text whose records were not written is not sent:
             # nothing of `outgoing` went out, so the response is where it was before.
             self.state = sent_state
-            await self._fail("its audit records could not be written", status=503)
+            await self._fail("its audit records could not be written", "audit_required", 503)
             return
         for item in outgoing:
             await self._forward(item)
+
+    async def _outgoing(self, message: Message) -> list[Message] | None:
+        """What to send for `message`, worked out on the loop or in a worker; None if
+        the client left meanwhile."""
+        settles = self._settles(message)
+        if not self._heavy(settles, message):
+            return self._timed(message, settles)
+        # Off the event loop, so one stream's flood does not stall the others; the app
+        # waits on this `send`, so the order of its messages holds.
+        limiter = self.owner.limiter()
+        with _QUICK_SWITCH:
+            outgoing = await anyio.to_thread.run_sync(
+                self._timed, message, settles, limiter=limiter
+            )
+        if self.disconnected:
+            self.state = "failed"  # the client left while the worker ran
+            return None
+        return outgoing
 
     def _settles(self, message: Message) -> int:
         """At most how many characters handling `message` settles (what it costs),
@@ -369,21 +437,31 @@ class _Responder:
 
     def _conversation(self) -> tuple[Conversation | None, dict[str, str]]:
         """What the request says the model saw, read now that the response starts (the
-        app has read the body by then, or as much as it will); and the context that
-        says why it may be only part of it."""
+        app has read the body by then, or as much as it will); and the context: the
+        request's, and why the conversation may be only part of it."""
         conversation, notes = self.owner.conversation_of(self.scope, self.request)
         for note in notes:
             level = logging.WARNING if note.startswith(("cut", "unread")) else logging.INFO
             logger.log(level, "rendersafe %s %s: %s", self.source.method, self.source.path, note)
-        return conversation, {"conversation": "; ".join(notes)} if notes else {}
+        noted = {"conversation": "; ".join(notes)} if notes else {}
+        return conversation, {**self.context, **noted}
 
     def _codec(self, fmt: str, content_type: str | None) -> Codec:
         """The codec of this body, its texts sanitised with this request's recorder and
         judged with its conversation."""
         sanitizer = self.owner.sanitizer
+        mode = sanitizer.policy.mode
+        METRICS.reply("middleware", mode)
+        self.span = reply_span("middleware", mode)
+        if self.span is not None:
+            for name, value in provider_of(self.source.path, self.request.body).items():
+                self.span.set(name, value)
         conversation, context = self._conversation()
         texts = Texts(
-            sanitizer._recording(self.recorder), conversation=conversation, context=context
+            sanitizer._recording(self.recorder),
+            self._found,
+            conversation=conversation,
+            context=context,
         )
         self.texts = texts
         return codec_for(
@@ -429,10 +507,15 @@ class _Responder:
         self.state = "streaming"
         return self.start
 
-    async def _fail(self, reason: str, *, status: int = 502) -> None:
+    def _found(self, finding: Finding) -> None:
+        self.findings += 1
+
+    async def _fail(self, reason: str, cause: str, status: int = 502) -> None:
         """End the response without sending anything held (`status`: the answer when
-        nothing was sent yet)."""
+        nothing was sent yet); `cause` names why, in the metrics."""
         logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, reason)
+        METRICS.withheld(cause, enforced=True)
+        self.failure = cause
         if self.recorder is not None:
             self.recorder.event("error", reason)
         await self._flush_audit()  # recorded before the client can see the end
@@ -482,9 +565,89 @@ class _Responder:
             return
         self.disconnected = True
         if self.state in ("held", "streaming"):
+            METRICS.disconnect()
             if self.recorder is not None:
                 self.recorder.event("disconnect", "the client went away mid-response")
             self.state, self.codec = "failed", None  # drop what is held
+
+
+class _ShadowResponder(_Responder):
+    """Shadow mode: every message goes on as the app sent it, at once; `_Responder`'s
+    work runs on a copy, for the findings and failures it records."""
+
+    async def _run(self, receive: Receive) -> None:
+        try:
+            await self.owner.app(self.scope, self._receive(receive), self._send)
+        except Exception as exc:  # the app's own error: the server's to handle, as ever
+            if self.state in ("held", "streaming") and not self.disconnected:
+                self._shadow_failed(f"the application raised {exception_text(exc)}", "app_error")
+            raise
+        if self.state in ("held", "streaming") and not self.disconnected:
+            self._shadow_failed("the application returned before the body ended", "incomplete_body")
+
+    complete = False  # the client has been sent the whole response
+
+    async def _send(self, message: Message) -> None:
+        copied = dict(message)  # the work may rewrite its copy's headers
+        await self._forward(message)
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self.complete = True
+        if self.state in ("done", "failed", "passthrough") or self.disconnected:
+            return
+        try:
+            await self._outgoing(copied)
+        except Exception as exc:
+            self._shadow_failed(_described(exc), _cause(exc))
+        await self._flush_audit()
+
+    def _disconnect(self) -> None:
+        # A client that had it all may leave before the work on the copy is done.
+        if not self.complete:
+            super()._disconnect()
+
+    def _shadow_failed(self, reason: str, cause: str) -> None:
+        """The work on the copy failed: enforce mode would have withheld the response."""
+        message = f"shadow mode: {reason}; the response went out unchanged"
+        logger.warning("rendersafe %s %s: %s", self.source.method, self.source.path, message)
+        METRICS.withheld(cause, enforced=False)
+        self.failure = cause
+        if self.recorder is not None:
+            self.recorder.event("error", message)
+        self.state, self.codec = "failed", None
+
+
+def _cause(exc: Exception) -> str:
+    """The cause a failure is counted under."""
+    if isinstance(exc, InputTooLargeError):
+        return "too_large"
+    if isinstance(exc, FormatError):
+        return "format_error"
+    return "sanitize_failure"
+
+
+def _context_key(header: str) -> str:
+    """The context key of a header: `x-conversation-id` gives `conversation_id`."""
+    name = header[2:] if header.startswith("x-") else header
+    return name.replace("-", "_")
+
+
+# The attributes of a FastAPI app that name the pages it serves about itself.
+_FRAMEWORK_PAGES = ("openapi_url", "docs_url", "redoc_url", "swagger_ui_oauth2_redirect_url")
+
+
+def _framework_page(scope: Scope, path: str, wrapped: ASGIApp) -> bool:
+    """Is `path` a page the app's framework serves about the app (FastAPI's OpenAPI
+    schema and its documentation), not a reply? The app is the scope's (added with
+    `app.add_middleware`) or the one wrapped."""
+    app = scope.get("app", wrapped)
+    if getattr(app, "openapi_url", None) is None:
+        return False
+    root = scope.get("root_path", "")
+    for name in _FRAMEWORK_PAGES:
+        url = getattr(app, name, None)
+        if isinstance(url, str) and url and path in (url, root + url):
+            return True
+    return False
 
 
 def _described(exc: Exception) -> str:

@@ -8,12 +8,19 @@
 A reply is cut into units (`segment`) and each unit is sanitised in order
 (`units`), carrying what it leaves to the next. `Sanitizer.stream()` does the
 same as text arrives, so a stream's output equals `run()`'s exactly.
+
+Shadow mode, `Policy(mode="monitor")`: `run()` returns the text as it came, and the
+stream every chunk at once, with every finding they would have made marked
+`enforced=False` (recorded in the audit log, counted in the metrics); a failure to
+sanitise is recorded and logged, never raised. Building one logs a WARNING on the
+`rendersafe` logger, so shadow mode is never on by accident.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 
 from .audit.log import AuditLog
@@ -25,6 +32,7 @@ from .engine.state import Compiled
 from .errors import InputTooLargeError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Result
 from .markdown.parser import build_parser
+from .observe import METRICS, ReplySpan, reply_span
 from .policy import Policy
 from .streaming import StreamSanitizer
 from .units.segment import Segmenter
@@ -35,6 +43,12 @@ from .urls.hosts import warm_up
 from .urls.redact import exception_text
 
 __all__ = ["Sanitizer", "asanitize_stream", "sanitize", "sanitize_stream"]
+
+logger = logging.getLogger("rendersafe")
+_SHADOW_WARNING = (
+    "rendersafe is in shadow mode (policy mode=monitor): replies pass UNCHANGED; findings "
+    "are only recorded (enforced=false), nothing unsafe is removed"
+)
 
 
 class Sanitizer:
@@ -50,7 +64,15 @@ class Sanitizer:
         self.audit = audit
         self._recorder = audit.recorder(_FUNCTION, self.policy) if audit is not None else None
         self.units = UnitSanitizer(Compiled.of(self.policy), build_parser())
+        self.monitor = self.policy.mode == "monitor"
+        # What replies are counted and traced as: None by the method ("run", "stream");
+        # `_observed` False: the caller (the middleware) does it, once per response.
+        self._label: str | None = None
+        self._observed = True
         warm_up()
+        METRICS.mode(self.policy.mode)
+        if self.monitor:
+            logger.warning(_SHADOW_WARNING)
 
     def run(
         self,
@@ -75,20 +97,56 @@ class Sanitizer:
                 f"rendersafe sanitises str, not {type(text).__name__}; decode bytes first "
                 "(e.g. reply.decode('utf-8'))"
             )
+        extra = context_dict(context)
+        span = self._start("run")
+        try:
+            result = self._checked(text, extra, conversation)
+        except RenderSafeError as exc:
+            if span is not None:
+                span.end(findings=0, error=type(exc).__name__)
+            if not self.monitor:
+                raise
+            self._shadow_failed(exc)
+            return Result(text=text)
+        if self.monitor:
+            findings = tuple(f.model_copy(update={"enforced": False}) for f in result.findings)
+            result = Result(text=text, findings=findings)
+        for finding in result.findings:
+            self._record(finding)
+        if span is not None:
+            span.end(findings=len(result.findings))
+        return result
+
+    def _checked(
+        self, text: str, context: dict[str, str], conversation: ConversationLike
+    ) -> Result:
+        """`run`'s work, every failure a `RenderSafeError`."""
         if len(text) > self.policy.max_input_chars:
             raise InputTooLargeError(len(text), self.policy.max_input_chars)
-        extra = context_dict(context)
-        reply = self.units.for_reply(Conversation.coerce(conversation), self._signing(extra))
+        reply = self.units.for_reply(Conversation.coerce(conversation), self._signing(context))
         try:
-            result = self._run(reply, text, extra)
+            return self._run(reply, text, context)
         except RenderSafeError:
             raise
         except Exception as exc:
             what = exception_text(exc)
             raise SanitizeError(f"internal error while sanitising: {what}") from exc
-        for finding in result.findings:
-            self._record(finding)
-        return result
+
+    def _start(self, method: str) -> ReplySpan | None:
+        """Count a reply and start its span (unless the caller does both)."""
+        if not self._observed:
+            return None
+        source = self._label or method
+        METRICS.reply(source, self.policy.mode)
+        return reply_span(source, self.policy.mode)
+
+    def _shadow_failed(self, exc: Exception) -> None:
+        """Shadow mode: sanitising failed; the reply went out unchanged all the same."""
+        message = f"shadow mode: sanitising failed, the reply went out unchanged: {exc}"
+        logger.warning("rendersafe: %s", message)
+        METRICS.withheld("sanitize_failure", enforced=False)
+        if self._recorder is not None:
+            self._recorder.event("error", message[:500])
 
     def stream(
         self,
@@ -102,14 +160,27 @@ class Sanitizer:
         `on_finding` is called with each finding as it is made (an audit log's hook);
         `conversation` is as for `run`.
         """
-        hook = on_finding
-        if self._recorder is not None:
-            hook = self._record if on_finding is None else _both(self._record, on_finding)
+        hook = self._record if on_finding is None else _both(self._record, on_finding)
         extra = context_dict(context)
         units = self.units.for_reply(Conversation.coerce(conversation), self._signing(extra))
-        return StreamSanitizer(units, extra, hook)
+        span = self._start("stream")
+        on_end = self._stream_ended(span) if span is not None or self.monitor else None
+        return StreamSanitizer(units, extra, hook, monitor=self.monitor, on_end=on_end)
+
+    def _stream_ended(
+        self, span: ReplySpan | None
+    ) -> Callable[[StreamSanitizer, Exception | None], None]:
+        def ended(stream: StreamSanitizer, error: Exception | None) -> None:
+            if span is not None:
+                error_type = type(error).__name__ if error is not None else None
+                span.end(findings=len(stream.findings), held=stream.most_held, error=error_type)
+            if error is not None and self.monitor:
+                self._shadow_failed(error)
+
+        return ended
 
     def _record(self, finding: Finding) -> None:
+        METRICS.finding(finding)
         if self._recorder is not None:
             self._recorder.finding(finding)
 
@@ -120,6 +191,13 @@ class Sanitizer:
             return self
         view = copy.copy(self)
         view._recorder = recorder
+        return view
+
+    def _observed_as(self, source: str | None) -> Sanitizer:
+        """This sanitiser counting and tracing its replies as `source` ("scan"); None:
+        not at all, its caller does (the middleware, once per response)."""
+        view = copy.copy(self)
+        view._label, view._observed = source, source is not None
         return view
 
     def check_url(
@@ -156,6 +234,7 @@ class Sanitizer:
             detail=verdict.source,
             detector="lexical",
             context=extra,
+            enforced=not self.monitor,
         )
 
     def _signing(self, context: dict[str, str]) -> str | None:

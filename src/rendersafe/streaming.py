@@ -14,6 +14,10 @@ sent on at once up to the first character that could start a construct (`[`, `<`
 `policy.max_hold_chars` characters, after which the unit is cut and any opener
 still open is escaped. Nothing held is ever sent unsanitised: an error breaks the
 stream, and every later call raises `SanitizeError`.
+
+In shadow mode (`Policy(mode="monitor")`) every chunk is returned at once, as it came,
+while the same stream runs on a copy: its findings (marked `enforced=False`) are
+those the stream would have made; an error there is reported, never raised.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from .engine.carry import Carry
 from .engine.triggers import sendable
 from .errors import RenderSafeError, SanitizeError
 from .findings import Finding
+from .observe import METRICS
 from .units.segment import Segmenter, Unit
 from .units.sent import SentText
 from .units.settle import UnitSanitizer
@@ -36,6 +41,9 @@ __all__ = ["StreamSanitizer"]
 StreamState = Literal["open", "closed", "broken"]
 """open: taking chunks; closed: `close()` returned; broken: an error ended it."""
 
+Ended = Callable[["StreamSanitizer", "Exception | None"], None]
+"""Told once when a stream closes or breaks (with the error), for its span and records."""
+
 
 class StreamSanitizer:
     """Sanitises one reply fed in chunks. Build it with `Sanitizer.stream()`."""
@@ -45,8 +53,14 @@ class StreamSanitizer:
         units: UnitSanitizer,
         context: dict[str, str],
         on_finding: Callable[[Finding], None] | None = None,
+        *,
+        monitor: bool = False,
+        on_end: Ended | None = None,
     ) -> None:
         self._units = units
+        self._monitor = monitor
+        self._on_end = on_end
+        self.most_held = 0  # the most characters held back at once
         self._on_finding = on_finding
         self._context = context
         self._segmenter = Segmenter(units.policy.max_hold_chars)
@@ -66,7 +80,10 @@ class StreamSanitizer:
 
     @property
     def held(self) -> int:
-        """Characters received but not sent yet."""
+        """Characters received but not sent yet (in shadow mode: none)."""
+        return 0 if self._monitor else self._held()
+
+    def _held(self) -> int:
         return len(self._segmenter.pending) - self._sent
 
     def openers(self) -> tuple[int, int]:
@@ -86,8 +103,11 @@ class StreamSanitizer:
         """Take the next chunk; return the text now settled and safe to send."""
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, not {type(chunk).__name__}; use feed_bytes()")
-        if self._state != "open":
+        if self._state == "closed" or (self._state == "broken" and not self._monitor):
             raise SanitizeError(f"the stream is {self._state}; start a new one")
+        if self._monitor:
+            self._shadow(chunk)
+            return chunk
         try:
             return self._feed(chunk)
         except Exception as exc:
@@ -100,24 +120,55 @@ class StreamSanitizer:
     def close(self) -> str:
         """End the reply: settle what is held (an unfinished construct is neutralised)."""
         out = self.feed(self._decoder.decode(b"", final=True))
-        try:
-            out += self._settle(self._segmenter.finish())
-        except Exception as exc:
-            raise self._broken(exc) from exc
+        if self._monitor:
+            self._shadow(None)
+        else:
+            try:
+                out += self._released(self._held(), self._segmenter.finish())
+            except Exception as exc:
+                raise self._broken(exc) from exc
+        broken = self._state == "broken"
         self._state = "closed"
+        if self._on_end is not None and not broken:
+            self._on_end(self, None)
         return out
+
+    def _shadow(self, chunk: str | None) -> None:
+        """Shadow mode: run the stream on `chunk` (None: its end), its output unused."""
+        if self._state != "open":
+            return
+        try:
+            if chunk is None:
+                self._released(self._held(), self._segmenter.finish())
+            else:
+                self._feed(chunk)
+        except Exception as exc:
+            self._broken(exc)
 
     def _broken(self, exc: Exception) -> Exception:
         self._state = "broken"
-        if isinstance(exc, RenderSafeError):
-            return exc
-        return SanitizeError(f"internal error while sanitising a stream: {exception_text(exc)}")
+        if not isinstance(exc, RenderSafeError):
+            what = exception_text(exc)
+            exc = SanitizeError(f"internal error while sanitising a stream: {what}")
+        if self._on_end is not None:
+            self._on_end(self, exc)
+        return exc
 
     def _feed(self, chunk: str) -> str:
+        held = self._held()
         units = self._segmenter.push(chunk)
         if units:
-            return self._settle(units) + self._send_settled_prefix(None)
-        return self._send_settled_prefix(chunk)
+            out = self._released(held, units) + self._send_settled_prefix(None)
+        else:
+            out = self._send_settled_prefix(chunk)
+        self.most_held = max(self.most_held, self._held())
+        return out
+
+    def _released(self, held: int, units: list[Unit]) -> str:
+        """Settle `units`, releasing the `held` characters that waited for them."""
+        if held > 0 and units:
+            METRICS.held(held)
+        return self._settle(units)
 
     def _settle(self, units: list[Unit]) -> str:
         out = []
@@ -127,9 +178,12 @@ class StreamSanitizer:
             if not settled.text.startswith(sent):
                 raise SanitizeError("a settled unit changed text already sent")
             out.append(settled.text[self._sent :])
-            self._findings.extend(settled.findings)
+            findings = settled.findings
+            if self._monitor:
+                findings = tuple(f.model_copy(update={"enforced": False}) for f in findings)
+            self._findings.extend(findings)
             if self._on_finding is not None:
-                for finding in settled.findings:
+                for finding in findings:
                     self._on_finding(finding)
             self._carry = settled.carry
             self._sent, self._held_from, self._unsent = 0, None, ""

@@ -38,6 +38,7 @@ from typing import Protocol, runtime_checkable
 from .._version import __version__
 from ..config import AUDIT_KEY_ENV
 from ..findings import Finding
+from ..observe import METRICS
 from ..policy import Policy
 from ..urls.redact import exception_text
 from .record import AuditRecord, Event, Source, policy_digest
@@ -202,7 +203,8 @@ class AuditLog:
 
         Records go to `emit` if given (a list's `append`, to hand them to `aemit`
         later), else straight to this log's `emit`."""
-        return AuditRecorder(self, source, policy_digest(policy), emit or self.emit)
+        enforced = policy.mode == "enforce"
+        return AuditRecorder(self, source, policy_digest(policy), emit or self.emit, enforced)
 
     def finding_record(self, finding: Finding, source: Source, policy_digest: str) -> AuditRecord:
         """The record of `finding`, its URL hashed with this log's key."""
@@ -319,6 +321,8 @@ class AuditLog:
         sink, dropped = self.sinks[index], max(0, len(batch) - self.retry_records)
         self._unmarked[index] += dropped
         self.lost += dropped
+        if dropped:
+            METRICS.audit_lost(dropped)
         _report(
             logging.ERROR if dropped or not again else logging.DEBUG,
             "rendersafe audit sink %r failed on %d records (%s): %d kept for a retry, "
@@ -352,6 +356,7 @@ class AuditLog:
         for index, backlog in enumerate(self._backlogs):
             if backlog:
                 self.lost += len(backlog)
+                METRICS.audit_lost(len(backlog))
                 _report(
                     logging.ERROR,
                     "rendersafe audit sink %r is closed with %d records it could not "
@@ -406,6 +411,7 @@ def audit_key(key: bytes | str | None = None) -> bytes:
 
 
 _LIVE: weakref.WeakSet[AuditLog] = weakref.WeakSet()
+METRICS.watch_backlog(lambda: sum(log.backlog for log in list(_LIVE)))
 
 
 def _after_fork_in_child() -> None:

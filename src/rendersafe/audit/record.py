@@ -69,6 +69,8 @@ class AuditRecord(BaseModel):
     message: str | None = None
     context: dict[str, str] = Field(default_factory=dict)
     lost: int | None = None  # event `lost`: how many records before this one were lost
+    # False in shadow mode (`Policy(mode="monitor")`): nothing was changed or withheld.
+    enforced: bool = True
 
     @property
     def construct(self) -> Construct | None:  # type: ignore[override]  # see `kind`
@@ -103,6 +105,7 @@ class AuditRecord(BaseModel):
             column=finding.column,
             detail=finding.detail,
             context=finding.context,
+            enforced=finding.enforced,
         )
 
 

@@ -14,8 +14,9 @@ same recorder another source (and, with `emit`, another destination) for free.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from .._version import __version__
@@ -39,10 +40,25 @@ class AuditRecorder:
     source: Source
     digest: str
     emit: Emit
+    enforced: bool = True  # False: the policy's mode is monitor, its records say so
+    # What its error and disconnect records carry (the request's context).
+    context: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
-    def at(self, source: Source, *, emit: Emit | None = None) -> AuditRecorder:
-        """This recorder for records from `source` (sent to `emit`, if given)."""
-        return replace(self, source=source, emit=self.emit if emit is None else emit)
+    def at(
+        self,
+        source: Source,
+        *,
+        emit: Emit | None = None,
+        context: Mapping[str, str] | None = None,
+    ) -> AuditRecorder:
+        """This recorder for records from `source` (sent to `emit`, if given; its error
+        and disconnect records carrying `context`, if given)."""
+        return replace(
+            self,
+            source=source,
+            emit=self.emit if emit is None else emit,
+            context=self.context if context is None else MappingProxyType(dict(context)),
+        )
 
     def finding_record(self, finding: Finding) -> AuditRecord:
         """The record of `finding`, its URL hashed with the log's key."""
@@ -64,6 +80,8 @@ class AuditRecorder:
             event=event,
             source=self.source,
             message=message,
+            context=dict(self.context),
+            enforced=self.enforced,
         )
 
     def finding(self, finding: Finding) -> None:

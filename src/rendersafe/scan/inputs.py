@@ -232,7 +232,8 @@ def plan(
 
 def _fix_path(found: Found, options: ScanOptions) -> tuple[Path | None, str]:
     """Where the fixed copy of `found` goes, if anywhere; or why it cannot go there."""
-    if options.in_place:
+    monitor = options.policy.mode == "monitor"  # shadow mode reports, never writes a fix
+    if options.in_place and not monitor:
         if found.tree is None:
             return None, ""
         final = found.path.resolve()  # a symbolic link: the file it points to is cleaned
@@ -240,7 +241,7 @@ def _fix_path(found: Found, options: ScanOptions) -> tuple[Path | None, str]:
             why = f"a symbolic link to {final}, outside {found.tree}: scanned, not rewritten"
             return None, why + " (name its target to fix it)"
         return final, ""
-    if options.fix_dir is None:
+    if options.fix_dir is None or monitor:
         return None, ""
     final = options.fix_dir / found.relative
     fix_tree = options.fix_dir.resolve()

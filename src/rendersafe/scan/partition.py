@@ -229,7 +229,7 @@ class _Scanner:
             result = self.sanitizer.run(message.text, context=context, conversation=before)
             for finding in result.findings:
                 self._finding(finding, line_no, rid, message.role)
-            if result.findings:
+            if result.findings and not self.sanitizer.monitor:  # shadow mode: report only
                 message.put(result.text)
                 changed = True
         self.result.changed |= changed
@@ -351,4 +351,4 @@ def _encoded(data: Any, indent: int | None = None) -> bytes:
 
 @functools.lru_cache(maxsize=4)
 def _sanitizer(policy: Policy) -> Sanitizer:
-    return Sanitizer(policy)
+    return Sanitizer(policy)._observed_as("scan")

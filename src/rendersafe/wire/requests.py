@@ -132,6 +132,36 @@ def conversation_of(
     return _read(text)
 
 
+# Where each provider's API lives: its GenAI semantic conventions' system and operation.
+_PROVIDERS = (
+    ("/chat/completions", "openai", "chat"),
+    ("/completions", "openai", "text_completion"),
+    ("/responses", "openai", "chat"),
+    ("/messages", "anthropic", "chat"),
+    ("/api/chat", "ollama", "chat"),
+    ("/api/generate", "ollama", "text_completion"),
+)
+
+
+def provider_of(path: str | None, body: bytes) -> dict[str, str]:
+    """What a request says of the model it asks, as GenAI semantic-convention span
+    attributes: the system and operation (from the API's path), the model (from a JSON
+    body's `model`); only what is known."""
+    found: dict[str, str] = {}
+    for suffix, system, operation in _PROVIDERS:
+        if path and path.endswith(suffix):
+            found = {"gen_ai.system": system, "gen_ai.operation.name": operation}
+            break
+    try:
+        data = json.loads(body) if body.lstrip()[:1] == b"{" else None
+    except (ValueError, RecursionError):
+        data = None
+    model = data.get("model") if isinstance(data, dict) else None
+    if isinstance(model, str) and model:
+        found["gen_ai.request.model"] = model[:128]
+    return found
+
+
 def _read(text: str) -> RequestConversation:
     """The conversation in a whole body, by its shape."""
     try:

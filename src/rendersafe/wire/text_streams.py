@@ -9,11 +9,13 @@ calls it. The sanitiser records each finding in its audit log, if it has one;
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable, Mapping
 
 from ..conversation import Conversation, ConversationLike
 from ..errors import FormatError, InputTooLargeError
 from ..findings import Construct, Finding
+from ..observe import METRICS
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
 from .messages import safe_name
@@ -50,6 +52,7 @@ class Texts:
         self.sent: dict[Hashable, list[str]] = {}
         self._kept = 0
         self._ended: set[Hashable] = set()
+        self._most_held = 0
 
     def feed(self, key: Hashable, text: str) -> str:
         """Sanitise the next piece of text `key`; return what is safe to send now."""
@@ -61,7 +64,17 @@ class Texts:
             stream = self._streams[key] = self.sanitizer.stream(
                 context=self.context, on_finding=self.report, conversation=self.conversation
             )
-        return self._sent(key, stream.feed(text)) if self.keep_sent else stream.feed(text)
+        if METRICS.enabled:
+            began = time.thread_time()
+            out = stream.feed(text)
+            METRICS.delta(time.thread_time() - began)
+        else:
+            out = stream.feed(text)
+        return self._sent(key, out) if self.keep_sent else out
+
+    def most_held(self) -> int:
+        """The most characters one text held back at once, so far."""
+        return max([self._most_held, *(s.most_held for s in self._streams.values())])
 
     def settles_at_most(self, added: int, line_ends: int = 2) -> int:
         """The most characters one of these texts can settle when `added` more
@@ -87,7 +100,9 @@ class Texts:
         self._ended.add(key)
         if stream is None:
             return ""
-        return self._sent(key, stream.close()) if self.keep_sent else stream.close()
+        out = stream.close()
+        self._most_held = max(self._most_held, stream.most_held)
+        return self._sent(key, out) if self.keep_sent else out
 
     def keep_whole(self) -> None:
         """Keep the whole text sent for each key from now on, for `whole`."""

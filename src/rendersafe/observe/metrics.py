@@ -1,0 +1,169 @@
+"""Prometheus metrics, in `prometheus_client`'s default registry when it is installed
+(`pip install 'rendersafe[metrics]'`); without it, `METRICS` is a no-op object.
+
+    rendersafe_replies_total{source,mode}                 replies sanitised (or shadowed)
+    rendersafe_findings_total{construct,action,reason,enforced}   one per reason of a finding
+    rendersafe_withheld_responses_total{cause,enforced}   responses ended by the middleware
+    rendersafe_client_disconnects_total                   clients gone mid-response
+    rendersafe_delta_seconds                              sanitiser CPU time per text delta
+    rendersafe_held_chars                                 characters held back, per release
+    rendersafe_audit_records_lost_total                   audit records a sink never wrote
+    rendersafe_audit_backlog_records                      records kept for a retry
+    rendersafe_mode{mode}                                 1 for each mode a sanitiser runs in
+
+Expose them as any `prometheus_client` metric is (`start_http_server`, `make_asgi_app`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..findings import Finding
+
+__all__ = ["METRICS", "Metrics"]
+
+# Seconds of CPU per text delta: honest tokens take 1-10 µs, floods up to milliseconds.
+DELTA_BUCKETS = (1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 1e-3, 5e-3, 0.025, 0.1)
+# Characters held back at a release: a link's length, a paragraph's, the hold limit.
+HELD_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
+
+
+class Metrics(Protocol):
+    """What rendersafe counts. Every method is cheap, and does nothing when disabled."""
+
+    enabled: bool
+
+    def reply(self, source: str, mode: str) -> None: ...
+
+    def finding(self, finding: Finding) -> None: ...
+
+    def withheld(self, cause: str, *, enforced: bool) -> None: ...
+
+    def disconnect(self) -> None: ...
+
+    def delta(self, seconds: float) -> None: ...
+
+    def held(self, chars: int) -> None: ...
+
+    def audit_lost(self, records: int) -> None: ...
+
+    def watch_backlog(self, read: Callable[[], float]) -> None: ...
+
+    def mode(self, mode: str) -> None: ...
+
+
+class _NoMetrics:
+    """`prometheus_client` is not installed: nothing is counted."""
+
+    enabled = False
+
+    def reply(self, source: str, mode: str) -> None:
+        pass
+
+    def finding(self, finding: Finding) -> None:
+        pass
+
+    def withheld(self, cause: str, *, enforced: bool) -> None:
+        pass
+
+    def disconnect(self) -> None:
+        pass
+
+    def delta(self, seconds: float) -> None:
+        pass
+
+    def held(self, chars: int) -> None:
+        pass
+
+    def audit_lost(self, records: int) -> None:
+        pass
+
+    def watch_backlog(self, read: Callable[[], float]) -> None:
+        pass
+
+    def mode(self, mode: str) -> None:
+        pass
+
+
+class _Prometheus:
+    """The metrics, registered once in the default registry."""
+
+    enabled = True
+
+    def __init__(self, client: Any) -> None:
+        counter, histogram, gauge = client.Counter, client.Histogram, client.Gauge
+        self._replies = counter(
+            "rendersafe_replies", "Replies sanitised (mode monitor: shadowed)", ["source", "mode"]
+        )
+        self._findings = counter(
+            "rendersafe_findings",
+            "Findings, one per reason (enforced false: shadow mode, nothing was changed)",
+            ["construct", "action", "reason", "enforced"],
+        )
+        self._withheld = counter(
+            "rendersafe_withheld_responses",
+            "Responses the middleware refused or ended early (enforced false: would have)",
+            ["cause", "enforced"],
+        )
+        self._disconnects = counter(
+            "rendersafe_client_disconnects", "Clients that went away mid-response"
+        )
+        self._delta = histogram(
+            "rendersafe_delta_seconds",
+            "CPU seconds the middleware's sanitiser spent on one text delta",
+            buckets=DELTA_BUCKETS,
+        )
+        self._held = histogram(
+            "rendersafe_held_chars",
+            "Characters a stream held back, measured when they were released",
+            buckets=HELD_BUCKETS,
+        )
+        self._lost = counter(
+            "rendersafe_audit_records_lost", "Audit records a sink could not write, given up"
+        )
+        self._backlog = gauge(
+            "rendersafe_audit_backlog_records", "Audit records kept for a retry, over all logs"
+        )
+        self._mode = gauge("rendersafe_mode", "1 for each mode a sanitiser was built in", ["mode"])
+
+    def reply(self, source: str, mode: str) -> None:
+        self._replies.labels(source, mode).inc()
+
+    def finding(self, finding: Finding) -> None:
+        enforced = "true" if finding.enforced else "false"
+        for reason in finding.reasons:
+            self._findings.labels(finding.kind, finding.action, reason, enforced).inc()
+
+    def withheld(self, cause: str, *, enforced: bool) -> None:
+        self._withheld.labels(cause, "true" if enforced else "false").inc()
+
+    def disconnect(self) -> None:
+        self._disconnects.inc()
+
+    def delta(self, seconds: float) -> None:
+        self._delta.observe(seconds)
+
+    def held(self, chars: int) -> None:
+        self._held.observe(chars)
+
+    def audit_lost(self, records: int) -> None:
+        self._lost.inc(records)
+
+    def watch_backlog(self, read: Callable[[], float]) -> None:
+        self._backlog.set_function(read)
+
+    def mode(self, mode: str) -> None:
+        self._mode.labels(mode).set(1)
+
+
+def _load() -> Metrics:
+    try:
+        import prometheus_client  # noqa: PLC0415  # optional: only if installed
+    except ImportError:
+        return _NoMetrics()
+    return _Prometheus(prometheus_client)
+
+
+METRICS: Metrics = _load()
