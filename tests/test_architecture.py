@@ -33,7 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"sanitizer"}),
     frozenset({"wire"}),
     frozenset({"middleware", "scan"}),
-    frozenset({"demo"}),
+    frozenset({"demo", "gateway"}),
     frozenset({"cli"}),
     frozenset({"__main__", "__init__"}),
 )
