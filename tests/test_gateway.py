@@ -452,6 +452,7 @@ def test_routes_and_hop_by_hop_tables() -> None:
     assert route_of("/v1/chat/completions") == "openai-chat"
     assert route_of("/openai/deployments/gpt/chat/completions") == "openai-chat"
     assert route_of("/v1/responses/resp_1") == "openai-responses"
+    assert route_of("/v1/completions") == "openai-completions"
     assert route_of("/v1/embeddings") == route_of("/v1/models") == "passthrough"
     assert family_of("/v1/messages") == "anthropic"
     assert family_of("/api/tags") == "ollama"

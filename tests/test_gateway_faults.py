@@ -107,13 +107,13 @@ def run_storm(proxy: ProxyProcess, upstream_port: int, streams: int) -> Storm:
     outcomes = asyncio.run(_storm(proxy.url, streams))
     seconds = time.monotonic() - began
     _wait_for(lambda: proxy.health()["in_flight"] == 0)
+    health = proxy.health()
 
     def client_side() -> list[tuple[int, int, str]]:
         return [s for s in tcp_sockets(proxy.pid) if s[0] == proxy.port and s[2] != "LISTEN"]
 
-    _wait_for(lambda: not client_side(), 5)
+    _wait_for(lambda: not client_side(), 5)  # the last /healthz connection closing too
     upstream_side = [s for s in tcp_sockets(proxy.pid) if s[1] == upstream_port]
-    health = proxy.health()
     return Storm(
         outcomes=outcomes,
         seconds=seconds,

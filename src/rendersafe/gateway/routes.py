@@ -1,6 +1,6 @@
 """What kind of API a path is, whether its replies are sanitised, and its own errors.
 
-OpenAI (chat completions, Responses), Anthropic Messages and Ollama (`/api/chat`,
+OpenAI (chat and legacy completions, Responses), Anthropic Messages and Ollama (`/api/chat`,
 `/api/generate`) replies are model text a client renders: the middleware covers them.
 Every other path (models, embeddings, files, batches, ...) is forwarded untouched.
 An error the proxy answers itself is written in the format the client's SDK reads.
@@ -20,7 +20,7 @@ Family: TypeAlias = Literal["openai", "anthropic", "ollama"]
 # Azure's `/openai/deployments/NAME`) is covered too. Retrieving a stored response
 # (`/v1/responses/ID`) returns the model's text as well.
 SANITISED = (
-    "*/chat/completions",
+    "*/completions",
     "*/chat/completions/*",
     "*/responses",
     "*/responses/*",
@@ -31,6 +31,7 @@ SANITISED = (
 # Route names for metrics: a bounded set, whatever paths clients send.
 _ROUTES = (
     ("*/chat/completions*", "openai-chat"),
+    ("*/completions", "openai-completions"),
     ("*/responses*", "openai-responses"),
     ("*/messages", "anthropic-messages"),
     ("/api/chat", "ollama-chat"),
