@@ -12,6 +12,7 @@ request's headers were is kept by its `x-request-id`.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -288,4 +289,7 @@ class Upstream:
 
     async def file(self, request: Request) -> Response:
         self._keep(request, b"")
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            body = gzip.compress(FILE, mtime=0)
+            return Response(body, media_type="text/markdown", headers={"content-encoding": "gzip"})
         return Response(FILE, media_type="text/markdown")

@@ -7,6 +7,7 @@ own error format."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import signal
@@ -206,6 +207,18 @@ def test_other_paths_pass_byte_for_byte(
     if path != "/v1/embeddings":
         assert EXFIL.encode() in proxied.content  # it holds an image, and was left alone
         assert proxied.content == expected
+
+
+def test_a_compressed_body_passes_compressed(
+    proxy: ProxyProcess, upstream: tuple[Upstream, str]
+) -> None:
+    headers = {"accept-encoding": "gzip"}
+    raw = []
+    for base in (upstream[1], proxy.url):
+        with httpx.stream("GET", base + "/v1/files/f/content", headers=headers) as response:
+            assert response.headers["content-encoding"] == "gzip"
+            raw.append(b"".join(response.iter_raw()))
+    assert raw[0] == raw[1] == gzip.compress(FILE, mtime=0)
 
 
 def test_the_sdk_lists_models_and_embeds(proxy: ProxyProcess) -> None:
