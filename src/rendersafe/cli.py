@@ -120,22 +120,34 @@ def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     proxy = sub.add_parser(
         "proxy",
         help="a reverse proxy that sanitises chat replies from an upstream server",
-        description="Forward every request to --upstream; sanitise OpenAI chat completions "
-        "and Responses, Anthropic Messages and Ollama chat and generate replies.",
+        description="Forward every request to --upstream; sanitise OpenAI chat and legacy "
+        "completions and Responses, Anthropic Messages and Ollama chat and generate replies.",
     )
     proxy.add_argument(
         "--upstream", required=True, metavar="URL", help="e.g. http://127.0.0.1:11434"
     )
-    proxy.add_argument("--listen", default="127.0.0.1:8787", metavar="HOST:PORT")
+    proxy.add_argument(
+        "--listen", default="127.0.0.1:8787", metavar="HOST:PORT", help="default 127.0.0.1:8787"
+    )
     proxy.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     proxy.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
     proxy.add_argument(
         "--monitor", action="store_true", help="shadow mode: record findings, change nothing"
     )
     limits = proxy.add_argument_group("limits")
-    limits.add_argument("--max-concurrency", type=int, default=256, metavar="N")
-    limits.add_argument("--max-body-bytes", type=int, default=32 * 1024 * 1024, metavar="N")
-    limits.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS")
+    limits.add_argument(
+        "--max-concurrency", type=int, default=256, metavar="N", help="503 past it (default 256)"
+    )
+    limits.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=32 * 1024 * 1024,
+        metavar="N",
+        help="a larger request is a 413 (default 32 MiB)",
+    )
+    limits.add_argument(
+        "--connect-timeout", type=float, default=10.0, metavar="SECONDS", help="default 10"
+    )
     limits.add_argument(
         "--read-timeout",
         type=float,
