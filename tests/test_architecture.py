@@ -35,7 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"wire"}),
     frozenset({"middleware", "scan"}),
     frozenset({"integrations"}),
-    frozenset({"demo"}),
+    frozenset({"demo", "gateway"}),
     frozenset({"cli"}),
     frozenset({"__main__", "__init__"}),
 )

@@ -5,6 +5,7 @@
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
     rendersafe demo [--port 8765]           a local chat page behind the middleware
+    rendersafe proxy --upstream URL         a sanitising reverse proxy (see `proxy --help`)
     rendersafe scan logs/ [--fix DIR]       scan stored transcripts (see `scan --help`)
     rendersafe audit summary audit.jsonl    counts by host, construct, reason and day
     rendersafe audit schema                 the audit record's JSON schema
@@ -90,6 +91,11 @@ def _parser() -> argparse.ArgumentParser:
     add_scan_parser(sub)
     demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
     demo.add_argument("--port", type=int, default=8765)
+    demo.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to bind (default 127.0.0.1); its name is also accepted as Host",
+    )
     demo.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     demo.add_argument(
         "--allow-host",
@@ -106,7 +112,56 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PORT",
         help="the fake attacker server's port on 127.0.0.1 (default: a free one)",
     )
+    _add_proxy_parser(sub)
     return parser
+
+
+def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    proxy = sub.add_parser(
+        "proxy",
+        help="a reverse proxy that sanitises chat replies from an upstream server",
+        description="Forward every request to --upstream; sanitise OpenAI chat and legacy "
+        "completions and Responses, Anthropic Messages and Ollama chat and generate replies.",
+    )
+    proxy.add_argument(
+        "--upstream", required=True, metavar="URL", help="e.g. http://127.0.0.1:11434"
+    )
+    proxy.add_argument(
+        "--listen", default="127.0.0.1:8787", metavar="HOST:PORT", help="default 127.0.0.1:8787"
+    )
+    proxy.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    proxy.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
+    proxy.add_argument(
+        "--monitor", action="store_true", help="shadow mode: record findings, change nothing"
+    )
+    limits = proxy.add_argument_group("limits")
+    limits.add_argument(
+        "--max-concurrency", type=int, default=256, metavar="N", help="503 past it (default 256)"
+    )
+    limits.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=32 * 1024 * 1024,
+        metavar="N",
+        help="a larger request is a 413 (default 32 MiB)",
+    )
+    limits.add_argument(
+        "--connect-timeout", type=float, default=10.0, metavar="SECONDS", help="default 10"
+    )
+    limits.add_argument(
+        "--read-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="the longest wait for the upstream's next bytes (default 300)",
+    )
+    limits.add_argument(
+        "--grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM, how long streams in flight may go on (default 30)",
+    )
 
 
 def _sanitize(args: argparse.Namespace, streams: _Streams) -> int:
@@ -145,10 +200,49 @@ def _demo(args: argparse.Namespace, streams: _Streams) -> int:
         streams.err.write("rendersafe demo needs uvicorn: pip install 'rendersafe[demo]'\n")
         return EXIT_ERROR
     from .demo import LOCAL_HOSTS, serve  # noqa: PLC0415  (starlette, only for the demo)
+    from .demo.guard import host_names  # noqa: PLC0415
 
-    hosts = [*LOCAL_HOSTS, *args.allow_host]
+    hosts = [*LOCAL_HOSTS, *host_names(args.host), *args.allow_host]
     policy = load_policy(args.policy)
-    serve(policy, hosts=hosts, port=args.port, attacker_port=args.attacker_port, out=streams.err)
+    serve(
+        policy,
+        hosts=hosts,
+        port=args.port,
+        attacker_port=args.attacker_port,
+        out=streams.err,
+        bind=args.host,
+    )
+    return EXIT_CLEAN
+
+
+def _proxy(args: argparse.Namespace, streams: _Streams) -> int:
+    try:
+        import httpx  # noqa: F401, PLC0415  (optional: the proxy extra)
+        import uvicorn  # noqa: F401, PLC0415
+    except ImportError as exc:
+        streams.err.write(f"rendersafe proxy needs {exc.name}: pip install 'rendersafe[proxy]'\n")
+        return EXIT_ERROR
+    from .audit import AuditLog, JsonlSink  # noqa: PLC0415
+    from .gateway import Gateway, Settings, bound_socket, serve, split_listen  # noqa: PLC0415
+
+    policy = load_policy(args.policy, mode="monitor") if args.monitor else load_policy(args.policy)
+    try:
+        settings = Settings(
+            upstream=args.upstream,
+            max_body_bytes=args.max_body_bytes,
+            max_concurrency=args.max_concurrency,
+            connect_timeout=args.connect_timeout,
+            read_timeout=args.read_timeout,
+            grace_seconds=args.grace,
+        )
+        host, port = split_listen(args.listen)
+        audit = AuditLog([JsonlSink(args.audit)]) if args.audit else None
+        gateway = Gateway(settings, policy=policy, audit=audit)
+    except ValueError as exc:
+        streams.err.write(f"rendersafe: error: {exc}\n")
+        return EXIT_ERROR
+    with bound_socket(host, port) as sock:
+        serve(gateway, sock, out=streams.err)
     return EXIT_CLEAN
 
 
@@ -187,6 +281,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
         "policy schema": _schema,
         "policy check": _check,
         "demo": _demo,
+        "proxy": _proxy,
         "audit summary": _audit_summary,
         "audit schema": _audit_schema,
         "scan": _scan,

@@ -8,15 +8,34 @@ own names (and port, when it is known) gets a 400 and nothing else.
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Iterable
 
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["LOCAL_HOSTS", "HostGuard", "split_host_header"]
+__all__ = ["LOCAL_HOSTS", "HostGuard", "host_names", "split_host_header"]
 
 # The names a browser on this machine uses for a server bound to the loopback address.
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+# Bound to these, the demo is reached by any of the machine's addresses: which name a
+# client uses is not known, so only the machine's own name is added.
+_ANY_ADDRESS = frozenset({"0.0.0.0", "::", ""})
+
+
+def host_names(bind: str) -> tuple[str, ...]:
+    """The `Host` names a server bound to `bind` answers to, besides `LOCAL_HOSTS`: the
+    address itself (an IPv6 one in brackets), or the machine's name for a wildcard."""
+    if bind in _ANY_ADDRESS:
+        return (socket.gethostname().lower(),)
+    try:
+        address = ipaddress.ip_address(bind.strip("[]"))
+    except ValueError:
+        return (bind.lower(),)  # a name: the one its clients use
+    return (f"[{address}]",) if address.version == 6 else (str(address),)
 
 
 class HostGuard:

@@ -1,0 +1,20 @@
+"""`rendersafe proxy`: a reverse proxy with `RenderSafeMiddleware` inside, in front of
+any OpenAI-, Anthropic- or Ollama-compatible server.
+
+    rendersafe proxy --upstream http://127.0.0.1:11434 --listen 127.0.0.1:8787
+
+    from rendersafe.gateway import Gateway, Settings
+    app = Gateway(Settings(upstream="http://127.0.0.1:8000"), policy=Policy(), audit=None)
+
+Every path is forwarded. Chat completions, Responses, Messages and Ollama's chat and
+generate replies are sanitised (`routes.SANITISED`); models, embeddings, files and the
+rest pass byte for byte. `/healthz` and `/metrics` are the proxy's own. Needs the
+`proxy` extra (httpx, uvicorn, prometheus_client).
+"""
+
+from .app import Gateway
+from .forward import Settings
+from .routes import SANITISED
+from .serve import bound_socket, serve, split_listen
+
+__all__ = ["SANITISED", "Gateway", "Settings", "bound_socket", "serve", "split_listen"]
