@@ -29,7 +29,7 @@ __all__ = [
     "remove_if_stale",
 ]
 
-DEFAULT_INCLUDE = ("*.jsonl", "*.ndjson", "*.json", "*.md", "*.markdown", "*.txt")
+DEFAULT_INCLUDE = ("*.jsonl", "*.ndjson", "*.json", "*.parquet", "*.md", "*.markdown", "*.txt")
 _FORMATS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
@@ -37,6 +37,7 @@ _FORMATS = {
     ".md": "text",
     ".markdown": "text",
     ".txt": "text",
+    ".parquet": "parquet",
 }
 _PART_BYTES = 8 * 1024 * 1024  # a range smaller than this is not worth a task of its own
 _COUNT_BLOCK = 1024 * 1024
@@ -263,6 +264,8 @@ def _excluded(relative: Path, exclude: Sequence[str]) -> bool:
 
 def _sniff(data: bytes | None) -> str:
     """The format of standard input (or a file of no known suffix): by its start."""
+    if (data or b"").startswith(b"PAR1"):
+        return "parquet"
     head = (data or b"").lstrip()[:1]
     if head == b"[":
         return "json"

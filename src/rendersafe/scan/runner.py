@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..audit.log import audit_key
+from . import progress as meter
 from .inputs import DEFAULT_INCLUDE, Found, Task, discover, plan, remove_if_stale
 from .options import ScanOptions
 from .partition import PartResult, scan_partition
@@ -155,13 +156,17 @@ def scan(
     exclude: Sequence[str] = (),
     stdin: bytes | None = None,
     progress: Progress | None = None,
+    on_start: Callable[[list[Task]], None] | None = None,
 ) -> ScanReport:
     """Scan every input; write fixed copies if `options` asks (each moved into place
-    as soon as all its parts are done); return the report."""
+    as soon as all its parts are done); return the report. `on_start` is given the
+    tasks before they run, `progress` each result as it comes."""
     options = with_audit_key(options)
     tasks, errors = tasks_for(
         arguments, options, jobs=jobs, include=include, exclude=exclude, stdin=stdin
     )
+    if on_start is not None:
+        on_start(tasks)
     results: list[PartResult | None] = [None] * len(tasks)
     fixes = _Fixes(options)
     for index, result in _run(tasks, options, jobs):
@@ -178,7 +183,7 @@ def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[tuple[i
         yield from ((i, scan_partition(task, options)) for i, task in enumerate(tasks))
         return
     workers = ProcessPoolExecutor(
-        max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)
+        max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(), meter.counter())
     )
     with workers as pool:
         futures = {pool.submit(scan_partition, task, options): i for i, task in enumerate(tasks)}
@@ -192,9 +197,10 @@ def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[tuple[i
                 yield index, PartResult(task, errors=[ErrorRow(path=task.display, message=message)])
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int, counter: object = None) -> None:
     """In a worker: be killed when the scan is (Linux), so a killed scan leaves no
-    worker writing behind it."""
+    worker writing behind it; count what it reads into the progress bar's `counter`."""
+    meter.share(counter)
     if sys.platform == "linux":
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
