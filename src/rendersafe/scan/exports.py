@@ -154,9 +154,9 @@ def _gemini_turns(data: dict[str, Any], turns: Iterator[int]) -> Iterator[Messag
     for content in _dicts(data.get("contents")):
         yield from _gemini_content(content, str(content.get("role") or "user"), next(turns))
     for candidate in _dicts(data.get("candidates")):
-        content = candidate.get("content")
-        if isinstance(content, dict):
-            yield from _gemini_content(content, str(content.get("role") or "model"), next(turns))
+        reply = candidate.get("content")
+        if isinstance(reply, dict):
+            yield from _gemini_content(reply, str(reply.get("role") or "model"), next(turns))
 
 
 def _gemini_content(content: dict[str, Any], role: str, turn: int) -> Iterator[Message]:

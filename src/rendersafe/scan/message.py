@@ -95,11 +95,11 @@ def _role_and_holder(message: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return _langchain_role(kind or message["type"]), data
     if isinstance(kwargs, dict) and message.get("lc"):
         names = message.get("id")
-        name = names[-1] if isinstance(names, list) and names else kwargs.get("type", "")
+        name = names[-1] if isinstance(names, list) and names else ""
         return _langchain_role(str(kwargs.get("type") or name)), kwargs
-    role, kind = message.get("role"), message.get("type")
-    if not role and isinstance(kind, str) and kind.lower() in _LANGCHAIN_ROLES:
-        return _langchain_role(kind), message
+    role, given = message.get("role"), message.get("type")
+    if not role and isinstance(given, str) and given.lower() in _LANGCHAIN_ROLES:
+        return _langchain_role(given), message
     # No role is read as the model's: judging too much is the safe mistake.
     return str(role or "assistant").lower(), message
 

@@ -41,7 +41,14 @@ from .jsondoc import ArrayReader, BrokenDocumentError, Item, encoded, is_array, 
 from .options import ScanOptions
 from .parquet import ParquetMissingError, scan_parquet
 from .paths import PathSpec, path_messages
-from .records import Message, UnknownShapeError, conversations, messages_of, record_id
+from .records import (
+    Message,
+    UnknownShapeError,
+    conversations,
+    messages_of,
+    record_day,
+    record_id,
+)
 from .rows import ErrorRow, FindingRow
 
 __all__ = ["PartResult", "scan_partition"]
@@ -131,6 +138,7 @@ class _Scanner:
         self.paths = PathSpec(options.json_paths, options.role_paths)
         self.hits: Counter[str] = Counter({path: 0 for path in options.json_paths})
         self.meter = progress.Meter()
+        self.day: str | None = None  # the day of the record being judged
 
     def run(self) -> None:
         with ExitStack() as stack:
@@ -273,6 +281,7 @@ class _Scanner:
         if isinstance(data, str):
             changes = self._judge([Message("assistant", data, [data], 0)], line_no, fallback)
             return encoded(changes[0]) if changes and self.out is not None else None
+        self.day = record_day(data)
         changes = self._judge(self._read(data), line_no, record_id(data, fallback))
         if not changes or self.out is None:
             return None
@@ -282,6 +291,7 @@ class _Scanner:
         """Judge one Parquet row (fixing it in place); did it change?"""
         self.line = number
         self.result.records += 1
+        self.day = record_day(row)
         messages = self._read(row)
         changes = self._judge(messages, number, record_id(row, f"row {number}"))
         for index, text in changes.items():
@@ -304,22 +314,25 @@ class _Scanner:
             context = {"role": message.role}
             result = self.sanitizer.run(message.text, context=context, conversation=before)
             for finding in result.findings:
-                self._finding(finding, line_no, rid, message.role)
+                self._finding(finding, line_no, rid, message)
             if result.findings:
                 changes[index] = result.text
         self.result.changed |= bool(changes)
         return changes
 
-    def _finding(self, finding: Finding, line_no: int, rid: str, role: str) -> None:
+    def _finding(self, finding: Finding, line_no: int, rid: str, message: Message) -> None:
         row = FindingRow(
             path=self.task.display,
             line=line_no,
             record_id=rid,
-            role=role,
+            role=message.role,
             kind=finding.kind,
             action=finding.action,
             reasons=finding.reasons,
             host=finding.host,
+            url=finding.url,
+            excerpt=excerpt(message.text, finding),
+            day=self.day,
         )
         self.result.findings.append(row)
         if self.recorder is not None:
@@ -341,6 +354,24 @@ class _Scanner:
                 self.out.write(data)
             except OSError as exc:  # a full disk: say where, not only that
                 raise _WriteError(self.result.fixed, exc) from exc
+
+
+_SENSITIVE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\w*\d\w*")
+_AROUND = 48  # characters of context shown each side of a change
+
+
+def excerpt(text: str, finding: Finding) -> str:
+    """The text around `finding`, with the changed span shown as its redacted URL and
+    every word holding a digit (or an e-mail address) replaced by its length."""
+    start, end = min(finding.start, len(text)), min(finding.end, len(text))
+    before = text[max(start - _AROUND, 0) : start]
+    after = text[end : end + _AROUND]
+    shown = finding.url or str(finding.kind)
+    return f"{_redacted(before)}[[{shown}]]{_redacted(after)}".replace("\n", " ")
+
+
+def _redacted(text: str) -> str:
+    return _SENSITIVE.sub(lambda m: f"{{{len(m.group())}}}", text)
 
 
 def _failed(result: PartResult, stack: ExitStack, line: int | None, why: str) -> None:

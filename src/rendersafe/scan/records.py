@@ -20,7 +20,10 @@ record as it was.
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 from .exports import EXPORT_SHAPES
@@ -33,12 +36,15 @@ __all__ = [
     "conversations",
     "is_message_list",
     "messages_of",
+    "record_day",
     "record_id",
     "shape_of",
 ]
 
 _SHAREGPT_ROLES = {"gpt": "assistant", "human": "user", "system": "system", "tool": "tool"}
 _REPLY_FIELDS = ("reply", "response", "completion", "output", "text")
+_TIME_FIELDS = ("create_time", "created_at", "timestamp", "created", "start_time", "processed_time")
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ID_FIELDS = ("id", "conversation_id", "record_id", "uuid", "custom_id", "conversation_hash")
 # What the model was given before its reply, in records that keep it beside the
 # messages or the reply.
@@ -61,6 +67,21 @@ def record_id(data: Any, fallback: str) -> str:
             if isinstance(data.get(name), str | int):
                 return str(data[name])
     return fallback
+
+
+def record_day(data: Any) -> str | None:
+    """The day (YYYY-MM-DD, UTC) of the record's own timestamp, if it has one."""
+    if not isinstance(data, dict):
+        return None
+    for name in _TIME_FIELDS:
+        value = data.get(name)
+        if isinstance(value, str) and _DAY.match(value):
+            return value[:10]
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            seconds = value / 1000 if value > 1e11 else value  # milliseconds
+            with contextlib.suppress(OverflowError, OSError, ValueError):
+                return datetime.fromtimestamp(seconds, UTC).date().isoformat()
+    return None
 
 
 def messages_of(data: Any, json_paths: tuple[str, ...] | PathSpec = ()) -> list[Message]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..audit.log import audit_key
 from . import progress as meter
-from .inputs import DEFAULT_INCLUDE, Found, Task, discover, plan, remove_if_stale
+from .inputs import DEFAULT_INCLUDE, NO_MATCH, Found, Task, discover, plan, remove_if_stale
 from .options import ScanOptions
 from .partition import PartResult, scan_partition
 from .report import ScanReport, build_report
@@ -55,7 +55,8 @@ def tasks_for(
 
     Outputs are checked first: `ScanUsageError` if `fix_dir` cannot be written; an
     error row for each file `in_place` cannot rewrite. Temporary files a killed scan
-    left where this one writes are removed."""
+    left where this one writes are removed. `ScanUsageError` too if there is no input
+    file at all (an empty directory, a pattern that matches nothing)."""
     if options.in_place and "-" in arguments:
         raise ScanUsageError("standard input cannot be fixed in place; use --fix DIR")
     if options.fix_dir is not None and not options.in_place:
@@ -67,6 +68,9 @@ def tasks_for(
             errors.append(item)
         else:
             found.append(item)
+    if not found and all(error.message == NO_MATCH for error in errors):
+        names = " ".join(arguments)
+        raise ScanUsageError(f"no input files in {names} (include: {' '.join(include)})")
     _check_fix(found, options)
     tasks, unfixable = plan(found, options, jobs=jobs, stdin=stdin)
     errors += unfixable
