@@ -100,7 +100,7 @@ def _bars(title: str, counts: dict[str, int]) -> str:
         )
     height = row * len(counts)
     svg = (
-        f'<svg role="img" aria-label="{escape(title)}" width="420" height="{height}" '
+        f'<svg role="img" aria-label="{escape(title)}" width="100%" '
         f'viewBox="0 0 420 {height}">{"".join(bars)}</svg>'
     )
     return f"<figure><figcaption>{escape(title)}</figcaption>{svg}</figure>"

@@ -8,7 +8,9 @@ for.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import threading
 from typing import Any, TextIO
 
@@ -60,6 +62,7 @@ class Bar:
     def __init__(self, total: int, stream: TextIO) -> None:
         from tqdm import tqdm  # noqa: PLC0415  (only on a terminal)
 
+        columns, lines = _size(stream)
         self.value = multiprocessing.Value("q", 0)
         share(self.value)
         self.bar = tqdm(
@@ -69,7 +72,8 @@ class Bar:
             unit_divisor=1024,
             file=stream,
             leave=False,
-            dynamic_ncols=True,
+            ncols=columns,
+            nrows=lines,
             desc="scan",
         )
         self.done = threading.Event()
@@ -89,5 +93,15 @@ class Bar:
         """Stop, and clear the bar's line."""
         self.done.set()
         self.thread.join()
+        self._show()
         self.bar.close()
         share(None)
+
+
+def _size(stream: TextIO) -> tuple[int, int]:
+    """The terminal's columns and lines; 80 x 24 where it says 0 (a pseudo-terminal
+    never sized), which would hide the bar."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        size = os.get_terminal_size(stream.fileno())
+        return size.columns or 80, size.lines or 24
+    return 80, 24
