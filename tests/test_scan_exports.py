@@ -192,3 +192,42 @@ def test_parquet_without_pyarrow_is_an_error_naming_the_file_and_the_extra(tmp_p
     assert len(lines) == 2  # a directory scan reports them, never skips them silently
     assert all("pip install 'rendersafe[parquet]'" in line for line in lines)
     assert any("train-00000-of-00001.parquet" in line for line in lines)
+
+
+def test_a_broken_export_loses_nothing(tmp_path: Path) -> None:
+    """A record that is not JSON, and a list cut short: each reported at its line and
+    record, the records around them scanned, all of it copied to the fixed copy."""
+    source = json.loads((EXPORTS / "chatgpt" / "conversations.json").read_text())
+    good = [json.dumps(record, indent=1) for record in source]
+    bad = tmp_path / "in" / "conversations.json"
+    bad.parent.mkdir()
+    bad.write_text("[\n" + good[0] + ',\n{"title": tru},\n' + good[1] + "\n]\n")
+    cut = tmp_path / "in" / "cut.json"
+    cut.write_text("[\n" + good[1] + ",\n" + good[0][: len(good[0]) // 2])
+    report = scan([str(tmp_path / "in")], ScanOptions(fix_dir=tmp_path / "out"), jobs=1)
+    errors = {(Path(e.path).name, e.line): e.message for e in report.errors}
+    broken_line = 2 + good[0].count("\n") + 1
+    assert errors[("conversations.json", broken_line)].startswith("record 1: not JSON")
+    cut_line = 2 + good[1].count("\n") + 1
+    assert errors[("cut.json", cut_line)].startswith("not JSON: the file ends inside record 1")
+    found = sorted((Path(r.path).name, r.record_id) for r in report.findings)
+    assert found == [
+        ("conversations.json", source[0]["id"]),
+        ("conversations.json", source[1]["id"]),
+        ("cut.json", source[1]["id"]),
+    ]
+    assert '{"title": tru}' in (tmp_path / "out" / "conversations.json").read_text()
+    fixed_cut = (tmp_path / "out" / "cut.json").read_text()
+    tail = good[0][: len(good[0]) // 2]
+    assert fixed_cut.endswith(tail)  # copied through unread
+    assert "attacker.example/p.png" in good[1]
+    assert "attacker.example/p.png" not in fixed_cut[: -len(tail)]  # the record before: fixed
+
+
+def test_lists_of_the_same_name_meaning_something_else_are_not_an_export() -> None:
+    quiz = {"question": "2+2?", "choices": ["3", "4"], "response": "4"}
+    assert shape_of(quiz) == "reply"
+    assert [m.text for m in messages_of(quiz)] == ["4"]
+    survey = {"conversation": ["hi", "bye"], "reply": "ok"}
+    assert shape_of(survey) == "reply"
+    assert shape_of({"contents": ["a"], "text": "t"}) == "reply"

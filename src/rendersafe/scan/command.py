@@ -107,7 +107,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="GLOB",
         help=f"files to read in directories (default: {' '.join(DEFAULT_INCLUDE)})",
     )
-    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    parser.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB", help="files and folders to skip"
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -129,7 +131,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=int,
         default=DEFAULT_MAX_RECORD_BYTES,
         metavar="N",
-        help="a longer JSONL line (or JSON/text file) is reported, not read (default: 16 MiB)",
+        help="a longer JSONL line, record of a JSON list, or other file is reported, not read "
+        "(default: 16 MiB)",
     )
     parser.add_argument("--quiet", action="store_true", help="no summary table")
 

@@ -273,13 +273,28 @@ def _is_vertex_batch(data: Any) -> bool:
 
 
 def _is_gemini(data: Any) -> bool:
-    return _has(data, "contents", list) or _has(data, "candidates", list)
+    return _any_with(data, "contents", "parts") or _any_with(data, "candidates", "content")
+
+
+def _is_lmsys(data: Any) -> bool:
+    return _any_with(data, "conversation", "role", "content")
+
+
+def _is_completion(data: Any) -> bool:
+    return _any_with(data, "choices", "message", "text")
+
+
+def _any_with(data: Any, name: str, *keys: str) -> bool:
+    """Is `data[name]` a list with a dict holding one of `keys` (the shape's own items,
+    not a list of the same name meaning something else)?"""
+    items = _dicts(data.get(name)) if isinstance(data, dict) else []
+    return any(key in item for item in items for key in keys)
 
 
 def _is_responses(data: Any) -> bool:
-    return _has(data, "output", list) and (
-        data.get("object") == "response" or all("type" in item for item in _dicts(data["output"]))
-    )
+    items = _dicts(data.get("output")) if isinstance(data, dict) else []
+    typed = bool(items) and all("type" in item for item in items)
+    return _has(data, "output", list) and (data.get("object") == "response" or typed)
 
 
 def _is_langsmith(data: Any) -> bool:
@@ -292,12 +307,12 @@ EXPORT_SHAPES: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Iterator[M
     "chatgpt": (lambda d: _has(d, "mapping", dict), _chatgpt),
     "claude": (lambda d: _has(d, "chat_messages", list), _claude),
     "open-webui": (_is_open_webui, _open_webui),
-    "lmsys": (lambda d: _has(d, "conversation", list), _lmsys),
+    "lmsys": (_is_lmsys, _lmsys),
     "openai-batch": (_is_batch("response"), _openai_batch),
     "anthropic-batch": (_is_batch("result"), _anthropic_batch),
     "vertex-batch": (_is_vertex_batch, _vertex_batch),
     "gemini": (_is_gemini, _gemini),
-    "completion": (lambda d: _has(d, "choices", list), _completion),
+    "completion": (_is_completion, _completion),
     "responses": (_is_responses, _responses),
     "langsmith": (_is_langsmith, _langsmith),
 }
