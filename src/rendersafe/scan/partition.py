@@ -48,6 +48,7 @@ from .records import (
     messages_of,
     record_day,
     record_id,
+    shape_of,
 )
 from .rows import ErrorRow, FindingRow
 
@@ -214,10 +215,10 @@ class _Scanner:
             self._records(ArrayReader(data.read, head, limit, self._write))
             return
         raw = head if len(head) > limit else head + data.read(limit + 1 - len(head))
-        self.meter.add(len(raw))
         if len(raw) > limit:
             self._too_long(None, raw, data)
             return
+        self.meter.add(len(raw))
         self.result.bytes_read += len(raw)
         bom = _BOM if raw.startswith(_BOM) else b""
         try:
@@ -230,8 +231,13 @@ class _Scanner:
             if not text.strip():
                 self._write(raw)  # an empty JSON file (or a byte order mark alone): no records
                 return
-            body = raw[len(bom) :]
-            fixed = self._record(body, json.loads(text), 1, self.task.display)
+            document = json.loads(text)
+            if isinstance(document, list) and shape_of(document) != "messages":
+                # Not one conversation of LangChain messages after all: a list of records.
+                self.result.bytes_read -= len(raw)  # counted again, record by record
+                self._records(ArrayReader(io.BytesIO().read, raw, limit, self._write))
+                return
+            fixed = self._record(raw[len(bom) :], document, 1, self.task.display)
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(1, raw, exc)
             return
