@@ -249,6 +249,9 @@ def test_json_report_schema_and_sarif(tmp_path: Path) -> None:
         "action",
         "reasons",
         "host",
+        "url",
+        "excerpt",
+        "day",
     }
     documented = json.loads((ROOT / "docs" / "scan-report.schema.json").read_text())
     assert documented == ScanReport.model_json_schema()

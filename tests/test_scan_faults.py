@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import rendersafe
+from rendersafe import sanitize
 from rendersafe.scan import ScanOptions, ScanReport, scan
 
 SRC = Path(rendersafe.__file__).resolve().parent.parent
@@ -292,22 +293,35 @@ def test_a_64_mb_line_is_reported_not_loaded(tmp_path: Path) -> None:
     assert peak < baseline + 40, (baseline, peak)
 
 
-def test_max_record_bytes_bounds_lines_and_whole_files(tmp_path: Path) -> None:
+def test_max_record_bytes_bounds_lines_records_and_whole_files(tmp_path: Path) -> None:
     path = tmp_path / "in" / "r.jsonl"
     write_lines(path, {"reply": IMG}, {"reply": "x" * 5000}, {"reply": IMG})
+    # A JSON list is read a record at a time: only its over-long record is not read.
+    listed = tmp_path / "in" / "list.json"
+    listed.write_text(json.dumps([{"reply": IMG}, {"reply": "y" * 5000}, {"reply": IMG}], indent=1))
     whole = tmp_path / "in" / "doc.json"
-    whole.write_text(json.dumps([{"reply": IMG}] * 100))
+    whole.write_text(json.dumps({"messages": [{"role": "assistant", "content": IMG}] * 100}))
     options = ScanOptions(max_record_bytes=1000, fix_dir=tmp_path / "out")
     report = scan([str(tmp_path / "in")], options, jobs=1)
     errors = {(Path(e.path).name, e.line): e.message for e in report.errors}
-    assert set(errors) == {("doc.json", None), ("r.jsonl", 2)}
+    assert set(errors) == {("doc.json", None), ("r.jsonl", 2), ("list.json", 5)}
     size = len(path.read_bytes().splitlines(keepends=True)[1])
     assert errors[("r.jsonl", 2)].startswith(f"a line of {size} bytes, over max_record_bytes=1000")
     assert errors[("doc.json", None)].startswith("a file of")
-    assert [row.line for row in report.findings] == [1, 3]
+    assert errors[("list.json", 5)].startswith("record 1: 5018 bytes, over max_record_bytes=1000")
+    assert sorted((Path(r.path).name, r.line) for r in report.findings) == [
+        ("list.json", 2),
+        ("list.json", 8),
+        ("r.jsonl", 1),
+        ("r.jsonl", 3),
+    ]
     fixed = (tmp_path / "out" / "r.jsonl").read_bytes().splitlines(keepends=True)
     assert fixed[1] == path.read_bytes().splitlines(keepends=True)[1]  # copied unchanged
     assert (tmp_path / "out" / "doc.json").read_bytes() == whole.read_bytes()
+    # Byte for byte the original, but for the two replies' strings.
+    clean = json.dumps(sanitize(IMG)).encode()
+    expected = listed.read_bytes().replace(json.dumps(IMG).encode(), clean)
+    assert (tmp_path / "out" / "list.json").read_bytes() == expected
     code = cli(str(path), "--max-record-bytes", "0").returncode
     assert code == 2
 

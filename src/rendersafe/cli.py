@@ -16,6 +16,7 @@ Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -24,10 +25,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
+from ._version import __version__
 from .audit.record import AuditRecord
 from .audit.summary import summarise
-from .config import load_policy
-from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, PolicyError, RenderSafeError
+from .config import load_policy, policy_problems
+from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
 from .scan.command import add_parser as add_scan_parser
@@ -47,7 +49,9 @@ def run(
     streams = _Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
     parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        # --help and --version print through argparse: to the streams given.
+        with contextlib.redirect_stdout(streams.out), contextlib.redirect_stderr(streams.err):
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
     name = f"{args.command} {args.action}" if args.command in ("policy", "audit") else args.command
@@ -69,9 +73,27 @@ class _Streams:
         self.inp, self.out, self.err = stdin, stdout, stderr
 
 
+_DESCRIPTION = """\
+Sanitise LLM chat replies so no renderer fetches a URL that could carry data away:
+remote images off the allowlist, links carrying data, script URLs, event handlers."""
+_EPILOG = """\
+exit codes:
+  0  nothing found (or nothing to report)
+  1  findings (something was changed or would be), or inputs that could not be read
+  2  usage, policy or input error
+
+Run 'rendersafe COMMAND --help' for a command's options."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rendersafe", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="rendersafe",
+        description=_DESCRIPTION,
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"rendersafe {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     clean = sub.add_parser("sanitize", help="sanitise one Markdown reply")
     clean.add_argument("file", nargs="?", default="-", help="a file, or - for stdin")
     clean.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
@@ -79,8 +101,16 @@ def _parser() -> argparse.ArgumentParser:
     policy = sub.add_parser("policy", help="inspect policies")
     actions = policy.add_subparsers(dest="action", required=True)
     actions.add_parser("schema", help="print the policy's JSON schema")
-    check = actions.add_parser("check", help="validate a policy file")
-    check.add_argument("file")
+    check = actions.add_parser(
+        "check",
+        help="validate a policy file (with the RENDERSAFE_* environment applied)",
+        description="Validate a policy file as every command reads it: the file, then the "
+        "RENDERSAFE_* environment on top. Every error is reported, each with its field and "
+        "where it came from; an unknown key names the setting it was probably meant to be. "
+        "Prints the resulting policy (settings that differ from the defaults).",
+        epilog="exit codes: 0 valid, 2 any error",
+    )
+    check.add_argument("file", nargs="?", help="the TOML file (default: $RENDERSAFE_POLICY_FILE)")
     audit = sub.add_parser("audit", help="read audit logs")
     audit_actions = audit.add_subparsers(dest="action", required=True)
     summary = audit_actions.add_parser("summary", help="count the records of an audit file")
@@ -181,10 +211,10 @@ def _schema(args: argparse.Namespace, streams: _Streams) -> int:
 
 
 def _check(args: argparse.Namespace, streams: _Streams) -> int:
-    try:
-        policy = load_policy(args.file, environ={})
-    except PolicyError as exc:
-        streams.err.write(f"{args.file}: {exc}\n")
+    policy, problems = policy_problems(args.file)
+    for problem in problems:
+        streams.err.write(f"rendersafe: {args.file or 'policy'}: {problem}\n")
+    if policy is None:
         return EXIT_ERROR
     streams.out.write(policy.model_dump_json(indent=2, exclude_defaults=True) + "\n")
     return EXIT_CLEAN

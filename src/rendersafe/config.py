@@ -33,6 +33,7 @@ __all__ = [
     "load_policy",
     "policy_from_env",
     "policy_from_toml",
+    "policy_problems",
 ]
 
 ENV_PREFIX = "RENDERSAFE_"
@@ -69,6 +70,63 @@ def load_policy(
     _merge(data, overrides)
     where = _origin(Path(path) if path else None, names, overrides)
     return _built(data, where)
+
+
+def policy_problems(
+    path: str | Path | None = None, *, environ: Mapping[str, str] | None = None
+) -> tuple[Policy | None, list[str]]:
+    """Check a policy as `load_policy` builds it (the file, then the environment), and
+    say every error at once, not only the first: each unknown key with the setting it
+    was probably meant to be, each invalid setting with where it came from. The policy,
+    or None and the errors."""
+    env = os.environ if environ is None else environ
+    path = path if path is not None else env.get(POLICY_FILE_ENV)
+    try:
+        data = _read_toml(Path(path)) if path else {}
+        from_env, names = _from_env(env)
+    except PolicyError as exc:
+        return None, [str(exc)]
+    _merge(data, from_env)
+    where = _origin(Path(path) if path else None, names, {})
+    try:
+        return _built(data, where), []
+    except PolicyError as first:
+        problems = [p for key, value in data.items() for p in _problems(key, value, where)]
+        return None, problems or [str(first)]
+
+
+def _problems(key: str, value: Any, where: Callable[[str], str]) -> list[str]:
+    """What is wrong with one top-level setting, on its own."""
+    source = f" ({where(key)})" if where(key) else ""
+    if key not in Policy.model_fields:
+        return [f"{key}: not a rendersafe setting{source}{_meant_anywhere(key)}"]
+    model = _NESTED.get(key)
+    if model is not None and isinstance(value, dict):
+        unknown = [name for name in value if name not in model.model_fields]
+        if unknown:
+            return [
+                f"{key}.{name}: not a setting of [{key}]{source}{_meant(name, model.model_fields)}"
+                for name in unknown
+            ]
+    try:
+        _built({key: value}, where)
+    except PolicyError as exc:
+        return [str(exc)]
+    return []
+
+
+def _meant_anywhere(name: str) -> str:
+    """The top-level setting, or the setting of a table, `name` was probably meant to be."""
+    tables = {field: table for table, model in _NESTED.items() for field in model.model_fields}
+    close = difflib.get_close_matches(name, sorted({*Policy.model_fields, *tables}), n=1)
+    if close and close[0] not in Policy.model_fields:
+        return f"; did you mean '{close[0]}' in [{tables[close[0]]}]?"
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _meant(name: str, known: Mapping[str, Any]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def policy_from_toml(path: str | Path) -> Policy:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import glob
 import json
 import os
 import re
@@ -21,6 +22,7 @@ from .rows import ErrorRow
 
 __all__ = [
     "DEFAULT_INCLUDE",
+    "NO_MATCH",
     "Found",
     "Task",
     "discover",
@@ -29,7 +31,7 @@ __all__ = [
     "remove_if_stale",
 ]
 
-DEFAULT_INCLUDE = ("*.jsonl", "*.ndjson", "*.json", "*.md", "*.markdown", "*.txt")
+DEFAULT_INCLUDE = ("*.jsonl", "*.ndjson", "*.json", "*.parquet", "*.md", "*.markdown", "*.txt")
 _FORMATS = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
@@ -37,6 +39,7 @@ _FORMATS = {
     ".md": "text",
     ".markdown": "text",
     ".txt": "text",
+    ".parquet": "parquet",
 }
 _PART_BYTES = 8 * 1024 * 1024  # a range smaller than this is not worth a task of its own
 _COUNT_BLOCK = 1024 * 1024
@@ -48,6 +51,8 @@ _SPECIAL = (
     (stat.S_ISSOCK, "a socket"),
 )
 _LINKED_DIRECTORY = "a symbolic link to a directory: not followed (name it to scan it)"
+NO_MATCH = "a pattern that matches no file"
+_MAGIC = re.compile(r"[*?[]")
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,9 @@ def discover(
         if argument == "-":
             yield Found(Path("-"), "-", Path("stdin"))
             continue
+        if _MAGIC.search(argument) and not os.path.lexists(argument):
+            yield from _pattern(argument, include, exclude)
+            continue
         root = Path(argument)
         try:
             mode = root.stat().st_mode
@@ -102,6 +110,27 @@ def discover(
         else:
             hint = " (a pipe: scan - and feed it on standard input)" if stat.S_ISFIFO(mode) else ""
             yield ErrorRow(path=argument, message=_special(mode) + hint)
+
+
+def _pattern(
+    pattern: str, include: Sequence[str], exclude: Sequence[str]
+) -> Iterator[Found | ErrorRow]:
+    """The files a glob names (`**` any depth), as if each were named; fixed copies keep
+    their paths below the pattern's first wildcard."""
+    matches = sorted(glob.glob(pattern, recursive=True))
+    if not matches:
+        yield ErrorRow(path=pattern, message=NO_MATCH)
+        return
+    parts = Path(pattern).parts
+    fixed = next(i for i, part in enumerate(parts) if _MAGIC.search(part))
+    base = Path(*parts[:fixed]) if fixed else Path()
+    tree = base.resolve()
+    for match in matches:
+        path = Path(match)
+        if path.is_dir() and not path.is_symlink():
+            yield from _walk(path, base, tree, include, exclude)
+        elif path.is_file():
+            yield from _file(Found(path, match, path.relative_to(base), tree))
 
 
 def is_temporary(name: str) -> bool:
@@ -264,6 +293,8 @@ def _excluded(relative: Path, exclude: Sequence[str]) -> bool:
 
 def _sniff(data: bytes | None) -> str:
     """The format of standard input (or a file of no known suffix): by its start."""
+    if (data or b"").startswith(b"PAR1"):
+        return "parquet"
     head = (data or b"").lstrip()[:1]
     if head == b"[":
         return "json"

@@ -12,7 +12,7 @@ __all__ = ["ASSISTANT_ROLES", "DEFAULT_MAX_RECORD_BYTES", "FORMATS", "ScanOption
 # Roles whose messages a client renders as the model's: ShareGPT's "gpt", Gemini's
 # "model", some exports' "bot".
 ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
-FORMATS = ("auto", "jsonl", "json", "text")
+FORMATS = ("auto", "jsonl", "json", "text", "parquet")
 # The most of one record (a JSONL line, a JSON or text file) a scan holds in memory:
 # far above any chat transcript, far below what would exhaust a worker.
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
@@ -26,6 +26,7 @@ class ScanOptions:
     roles: frozenset[str] | None = ASSISTANT_ROLES  # None: every role
     fmt: str = "auto"
     json_paths: tuple[str, ...] = ()
+    role_paths: tuple[str, ...] = ()  # where each --json-path text's role is
     fix_dir: Path | None = None
     in_place: bool = False
     audit_path: Path | None = None

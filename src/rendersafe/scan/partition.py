@@ -1,11 +1,14 @@
 """`scan_partition`: scan one task (a file or a byte range of one). The unit of work
 for local worker processes and for Dask alike.
 
-JSONL is read a line at a time; a JSON or text file is read whole. Either way no more
-than `max_record_bytes` of one record is held: a longer line (or file) is reported, not
-loaded. A line that cannot be read (not UTF-8, not JSON, no known shape, too long) is
-reported with its file and line and copied unchanged into a fixed copy; a gzip file cut
-short is reported at the line it broke, and no fixed copy of it is written.
+JSONL is read a line at a time; a JSON list (a ChatGPT `conversations.json`) a record
+at a time (`jsondoc.ArrayReader`); any other JSON or text file whole; Parquet a batch
+of rows at a time. Either way no more than `max_record_bytes` of one record is held: a
+longer line (record, file) is reported, not loaded. A line that cannot be read (not
+UTF-8, not JSON, no known shape, too long) is reported with its file and line and copied
+unchanged into a fixed copy; a gzip file cut short is reported at the line it broke, and
+no fixed copy of it is written. A fixed JSON record is the original bytes with only the
+changed strings replaced (`jsondoc.splice`).
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ import gzip
 import io
 import json
 import os
+import re
 import stat
 import zlib
+from collections import Counter
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +35,21 @@ from ..errors import RenderSafeError
 from ..findings import Finding
 from ..policy import Policy
 from ..sanitizer import Sanitizer
+from . import progress
 from .inputs import Task
+from .jsondoc import ArrayReader, BrokenDocumentError, Item, encoded, is_array, splice
 from .options import ScanOptions
-from .records import Message, UnknownShapeError, conversations, messages_of, record_id
+from .parquet import ParquetMissingError, scan_parquet
+from .paths import PathSpec, path_messages
+from .records import (
+    Message,
+    UnknownShapeError,
+    conversations,
+    messages_of,
+    record_day,
+    record_id,
+    shape_of,
+)
 from .rows import ErrorRow, FindingRow
 
 __all__ = ["PartResult", "scan_partition"]
@@ -39,6 +57,9 @@ __all__ = ["PartResult", "scan_partition"]
 _BROKEN_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
 _BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: not part of the first record
 _COPY_BLOCK = 1 << 20
+_HEAD = 1 << 20
+# A list of LangChain messages (`messages_to_dict`) is one conversation, read whole.
+_MESSAGE_LIST = re.compile(rb'(?:\xef\xbb\xbf)?\s*\[\s*\{\s*"(?:type|lc)"\s*:')
 
 
 @dataclass
@@ -53,6 +74,7 @@ class PartResult:
     errors: list[ErrorRow] = field(default_factory=list)
     changed: bool = False
     fixed: Path | None = None  # a temporary file holding this part's output
+    path_hits: dict[str, int] = field(default_factory=dict)  # fields each --json-path matched
 
 
 def scan_partition(task: Task, options: ScanOptions) -> PartResult:
@@ -73,6 +95,9 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
             # Reading the next line failed: that is the line it broke at.
             _failed(result, stack, scanner.line + 1, f"the gzip stream is broken ({exc})")
         except _WriteError as exc:
+            _failed(result, stack, None, str(exc))
+        except ParquetMissingError as exc:
+            result.unreadable += 1
             _failed(result, stack, None, str(exc))
         except OSError as exc:  # unreadable, vanished, or not a regular file any more
             why = f"cannot be read ({exc.strerror or exc})"
@@ -111,14 +136,22 @@ class _Scanner:
             self.recorder = audit.recorder(Source(kind="batch"), options.policy)
         self.line = 0  # the line being read
         self.sanitizer = _sanitizer(options.policy)
+        self.paths = PathSpec(options.json_paths, options.role_paths)
+        self.hits: Counter[str] = Counter({path: 0 for path in options.json_paths})
+        self.meter = progress.Meter()
+        self.day: str | None = None  # the day of the record being judged
 
     def run(self) -> None:
         with ExitStack() as stack:
+            stack.callback(self.meter.flush)
             data = _open(self.task, stack)
             if self.task.fmt == "jsonl":
                 self._jsonl(data)
+            elif self.task.fmt == "parquet":
+                self.result.bytes_read += scan_parquet(data, self.out, self._row)
             else:
                 self._whole(data)
+        self.result.path_hits = dict(self.hits)
 
     def _jsonl(self, data: IO[bytes]) -> None:
         limit = self.options.max_record_bytes
@@ -134,6 +167,7 @@ class _Scanner:
                 position += self._too_long(line_no, raw, data)
                 continue
             position += len(raw)
+            self.meter.add(len(raw))
             self._jsonl_line(line_no, raw)
 
     def _too_long(self, line_no: int | None, head: bytes, data: IO[bytes]) -> int:
@@ -149,6 +183,7 @@ class _Scanner:
             ended = line_no is not None and head.endswith(b"\n")
         what = "line" if line_no is not None else "file"
         self.result.bytes_read += size
+        self.meter.add(size)
         self.result.unreadable += 1
         limit = self.options.max_record_bytes
         copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
@@ -165,86 +200,145 @@ class _Scanner:
             return
         body = content.rstrip(b"\r\n")
         try:
-            box = [json.loads(body.decode("utf-8"))]
-            changed = self._record_in(box, 0, line_no, f"{self.task.display}:{line_no}")
+            record = json.loads(body.decode("utf-8"))
+            fixed = self._record(body, record, line_no, f"{self.task.display}:{line_no}")
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(line_no, raw, exc)
             return
-        self._write((bom + _encoded(box[0]) + content[len(body) :]) if changed else raw)
+        self._write((bom + fixed + content[len(body) :]) if fixed is not None else raw)
 
     def _whole(self, data: IO[bytes]) -> None:
         self.line = 1
         limit = self.options.max_record_bytes
-        raw = data.read(limit + 1)
+        head = data.read(_HEAD)
+        if self.task.fmt == "json" and is_array(head) and not _MESSAGE_LIST.match(head):
+            self._records(ArrayReader(data.read, head, limit, self._write))
+            return
+        raw = head if len(head) > limit else head + data.read(limit + 1 - len(head))
         if len(raw) > limit:
             self._too_long(None, raw, data)
             return
+        self.meter.add(len(raw))
         self.result.bytes_read += len(raw)
         bom = _BOM if raw.startswith(_BOM) else b""
         try:
             text = raw[len(bom) :].decode("utf-8")
             if self.task.fmt == "text":
                 box: list[Any] = [text]
-                changed = self._messages([Message("assistant", text, box, 0)], 1, self.task.display)
-                self._write(bom + box[0].encode() if changed else raw)
+                changes = self._judge([Message("assistant", text, box, 0)], 1, self.task.display)
+                self._write(bom + changes[0].encode() if changes else raw)
                 return
             if not text.strip():
                 self._write(raw)  # an empty JSON file (or a byte order mark alone): no records
                 return
-            box = [json.loads(text)]
+            document = json.loads(text)
+            if isinstance(document, list) and shape_of(document) != "messages":
+                # Not one conversation of LangChain messages after all: a list of records.
+                self.result.bytes_read -= len(raw)  # counted again, record by record
+                self._records(ArrayReader(io.BytesIO().read, raw, limit, self._write))
+                return
+            fixed = self._record(raw[len(bom) :], document, 1, self.task.display)
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self._unreadable(1, raw, exc)
             return
-        self._json_document(box, raw, bom)
+        self._write(bom + fixed if fixed is not None else raw)
 
-    def _json_document(self, box: list[Any], raw: bytes, bom: bytes) -> None:
-        """A JSON file: a list of records, or one record."""
-        holder = box[0] if isinstance(box[0], list) else box
-        changed = False
-        for index in range(len(holder)):
-            try:
-                changed |= self._record_in(holder, index, 1, str(index))
-            except (ValueError, RenderSafeError) as exc:
-                self.result.unreadable += 1
-                message = f"record {index}: {_why(exc)}"
-                self.result.errors.append(ErrorRow(path=self.task.display, message=message))
-        indent = 2 if b"\n " in raw else None
-        self._write(bom + _encoded(box[0], indent) if changed else raw)
+    def _records(self, reader: ArrayReader) -> None:
+        """A JSON list: each record read, judged and written (fixed) in turn."""
+        done = 0
+        try:
+            for item in reader:
+                self.line = item.line
+                self._item(item)
+                self.meter.add(reader.consumed - done)
+                done = reader.consumed
+        except BrokenDocumentError as exc:
+            self.result.unreadable += 1
+            copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
+            why = f"not JSON: {exc}; the rest of the file was not read{copied}"
+            self.result.errors.append(ErrorRow(path=self.task.display, line=exc.line, message=why))
+        self.meter.add(reader.consumed - done)
+        self.result.bytes_read += reader.consumed
 
-    def _record_in(self, holder: list[Any], index: int, line_no: int, fallback: str) -> bool:
-        data = holder[index]
-        if isinstance(data, str):
-            messages = [Message("assistant", data, holder, index)]
-        else:
-            messages = messages_of(data, self.options.json_paths)
+    def _item(self, item: Item) -> None:
+        display = self.task.display
+        if item.raw is None:  # already copied through by the reader
+            self.result.unreadable += 1
+            limit = self.options.max_record_bytes
+            copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
+            why = f"record {item.index}: {item.size} bytes, over max_record_bytes={limit}"
+            self.result.errors.append(
+                ErrorRow(path=display, line=item.line, message=f"{why}: not read{copied}")
+            )
+            return
+        try:
+            fixed = self._record(item.raw, json.loads(item.raw), item.line, str(item.index))
+        except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
+            self.result.unreadable += 1
+            message = f"record {item.index}: {_why(exc)}"
+            self.result.errors.append(ErrorRow(path=display, line=item.line, message=message))
+            fixed = None
+        self._write(item.raw if fixed is None else fixed)
+
+    def _record(self, raw: bytes, data: Any, line_no: int, fallback: str) -> bytes | None:
+        """Judge one JSON record; its fixed bytes if a fix changed it (only the changed
+        strings of `raw` replaced), else None."""
         self.result.records += 1
-        return self._messages(messages, line_no, record_id(data, fallback))
+        if isinstance(data, str):
+            changes = self._judge([Message("assistant", data, [data], 0)], line_no, fallback)
+            return encoded(changes[0]) if changes and self.out is not None else None
+        self.day = record_day(data)
+        changes = self._judge(self._read(data), line_no, record_id(data, fallback))
+        if not changes or self.out is None:
+            return None
+        return splice(raw, functools.partial(self._read, counted=False), changes)
 
-    def _messages(self, messages: list[Message], line_no: int, rid: str) -> bool:
-        changed = False
-        for message, before in zip(messages, conversations(messages), strict=True):
+    def _row(self, row: dict[str, Any], number: int) -> bool:
+        """Judge one Parquet row (fixing it in place); did it change?"""
+        self.line = number
+        self.result.records += 1
+        self.day = record_day(row)
+        messages = self._read(row)
+        changes = self._judge(messages, number, record_id(row, f"row {number}"))
+        for index, text in changes.items():
+            messages[index].put(text)
+        return bool(changes)
+
+    def _read(self, data: Any, *, counted: bool = True) -> Sequence[Message]:
+        if self.paths.paths:
+            return path_messages(data, self.paths, self.hits if counted else None)
+        return messages_of(data)
+
+    def _judge(self, messages: Sequence[Message], line_no: int, rid: str) -> dict[int, str]:
+        """Sanitise each message the scan judges; the new text of each that changed."""
+        changes: dict[int, str] = {}
+        for index, (message, before) in enumerate(
+            zip(messages, conversations(list(messages)), strict=True)
+        ):
             if not self.options.judges(message.role):
                 continue
             context = {"role": message.role}
             result = self.sanitizer.run(message.text, context=context, conversation=before)
             for finding in result.findings:
-                self._finding(finding, line_no, rid, message.role)
+                self._finding(finding, line_no, rid, message)
             if result.findings and not self.sanitizer.monitor:  # shadow mode: report only
-                message.put(result.text)
-                changed = True
-        self.result.changed |= changed
-        return changed
+                changes[index] = result.text
+        self.result.changed |= bool(changes)
+        return changes
 
-    def _finding(self, finding: Finding, line_no: int, rid: str, role: str) -> None:
+    def _finding(self, finding: Finding, line_no: int, rid: str, message: Message) -> None:
         row = FindingRow(
             path=self.task.display,
             line=line_no,
             record_id=rid,
-            role=role,
+            role=message.role,
             kind=finding.kind,
             action=finding.action,
             reasons=finding.reasons,
             host=finding.host,
+            url=finding.url,
+            excerpt=excerpt(message.text, finding),
+            day=self.day,
         )
         self.result.findings.append(row)
         if self.recorder is not None:
@@ -266,6 +360,24 @@ class _Scanner:
                 self.out.write(data)
             except OSError as exc:  # a full disk: say where, not only that
                 raise _WriteError(self.result.fixed, exc) from exc
+
+
+_SENSITIVE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\w*\d\w*")
+_AROUND = 48  # characters of context shown each side of a change
+
+
+def excerpt(text: str, finding: Finding) -> str:
+    """The text around `finding`, with the changed span shown as its redacted URL and
+    every word holding a digit (or an e-mail address) replaced by its length."""
+    start, end = min(finding.start, len(text)), min(finding.end, len(text))
+    before = text[max(start - _AROUND, 0) : start]
+    after = text[end : end + _AROUND]
+    shown = finding.url or str(finding.kind)
+    return f"{_redacted(before)}[[{shown}]]{_redacted(after)}".replace("\n", " ")
+
+
+def _redacted(text: str) -> str:
+    return _SENSITIVE.sub(lambda m: f"{{{len(m.group())}}}", text)
 
 
 def _failed(result: PartResult, stack: ExitStack, line: int | None, why: str) -> None:
@@ -339,14 +451,6 @@ def _sync(file: IO[bytes]) -> None:
 def _discard(path: Path | None) -> None:
     if path is not None:
         path.unlink(missing_ok=True)
-
-
-def _encoded(data: Any, indent: int | None = None) -> bytes:
-    """A record as UTF-8 JSON; escaped where it holds a lone surrogate (`\\ud83d`)."""
-    try:
-        return json.dumps(data, ensure_ascii=False, indent=indent).encode()
-    except UnicodeEncodeError:
-        return json.dumps(data, indent=indent).encode()
 
 
 @functools.lru_cache(maxsize=4)

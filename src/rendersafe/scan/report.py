@@ -15,6 +15,7 @@ from ..audit.summary import TOP, count_rows
 from ..findings import Reason
 from .partition import PartResult
 from .rows import ErrorRow, FindingRow
+from .rules import HELP_URL, RULES, sarif_rule
 
 __all__ = ["ScanReport", "ScanSummary", "build_report", "sarif", "table"]
 
@@ -62,6 +63,7 @@ def build_report(results: Iterable[PartResult], errors: Iterable[ErrorRow]) -> S
     results = list(results)
     findings = [row for result in results for row in result.findings]
     all_errors = [*errors, *(row for result in results for row in result.errors)]
+    all_errors += _unmatched_paths(results)
     files = {result.task.display for result in results}
     # A whole file unreadable (no line), or an argument that is no file at all.
     unreadable_files = {e.path for e in all_errors if e.line is None} | {e.path for e in errors}
@@ -82,6 +84,23 @@ def build_report(results: Iterable[PartResult], errors: Iterable[ErrorRow]) -> S
         ],
     )
     return ScanReport(summary=summary, findings=findings, errors=all_errors)
+
+
+def _unmatched_paths(results: list[PartResult]) -> list[ErrorRow]:
+    """An error for each `--json-path` that matched nothing in a file it read records
+    of (all of the file's parts counted): a silent zero would be a false negative."""
+    hits: dict[str, Counter[str]] = {}
+    records: Counter[str] = Counter()
+    for result in results:
+        hits.setdefault(result.task.display, Counter()).update(result.path_hits)
+        records[result.task.display] += result.records
+    return [
+        ErrorRow(path=path, message=f"--json-path {name} matched nothing in this file")
+        for path, counts in hits.items()
+        if records[path]
+        for name in sorted(counts)
+        if not counts[name]
+    ]
 
 
 def table(report: ScanReport) -> str:
@@ -113,9 +132,14 @@ def table(report: ScanReport) -> str:
 
 def sarif(report: ScanReport) -> dict[str, Any]:
     """The findings as a SARIF 2.1.0 log."""
-    rules = [_rule(reason) for reason in Reason]
+    rules = [sarif_rule(reason) for reason in Reason]
     results = [_result(row) for row in report.findings]
-    driver = {"name": "rendersafe", "version": __version__, "rules": rules}
+    driver = {
+        "name": "rendersafe",
+        "version": __version__,
+        "informationUri": HELP_URL,
+        "rules": rules,
+    }
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -123,16 +147,13 @@ def sarif(report: ScanReport) -> dict[str, Any]:
     }
 
 
-def _rule(reason: Reason) -> dict[str, Any]:
-    return {"id": str(reason), "shortDescription": {"text": str(reason).replace("_", " ")}}
-
-
 def _result(row: FindingRow) -> dict[str, Any]:
     where = f" {row.host}" if row.host else ""
     text = f"{row.kind} {row.action} ({', '.join(row.reasons)}){where}"
     location = {"artifactLocation": {"uri": row.path}, "region": {"startLine": row.line}}
+    worst = max(row.reasons, key=lambda r: RULES.get(r, (0.0, ""))[0], default=None)
     return {
-        "ruleId": str(row.reasons[0]) if row.reasons else "rendersafe",
+        "ruleId": str(worst) if worst else "rendersafe",
         "level": "error",
         "message": {"text": f"{text}, record {row.record_id}, role {row.role}"},
         "locations": [{"physicalLocation": location}],

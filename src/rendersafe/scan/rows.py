@@ -25,6 +25,9 @@ class FindingRow(BaseModel):
     action: Action
     reasons: tuple[Reason, ...]
     host: str | None = None
+    url: str | None = None  # redacted: values replaced by their length
+    excerpt: str | None = None  # the text around the change, redacted the same way
+    day: str | None = None  # the record's date (YYYY-MM-DD), where it has one
 
 
 class ErrorRow(BaseModel):

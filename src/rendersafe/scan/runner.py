@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..audit.log import audit_key
-from .inputs import DEFAULT_INCLUDE, Found, Task, discover, plan, remove_if_stale
+from . import progress as meter
+from .inputs import DEFAULT_INCLUDE, NO_MATCH, Found, Task, discover, plan, remove_if_stale
 from .options import ScanOptions
 from .partition import PartResult, scan_partition
 from .report import ScanReport, build_report
@@ -54,7 +55,8 @@ def tasks_for(
 
     Outputs are checked first: `ScanUsageError` if `fix_dir` cannot be written; an
     error row for each file `in_place` cannot rewrite. Temporary files a killed scan
-    left where this one writes are removed."""
+    left where this one writes are removed. `ScanUsageError` too if there is no input
+    file at all (an empty directory, a pattern that matches nothing)."""
     if options.in_place and "-" in arguments:
         raise ScanUsageError("standard input cannot be fixed in place; use --fix DIR")
     if options.fix_dir is not None and not options.in_place:
@@ -66,6 +68,9 @@ def tasks_for(
             errors.append(item)
         else:
             found.append(item)
+    if not found and all(error.message == NO_MATCH for error in errors):
+        names = " ".join(arguments)
+        raise ScanUsageError(f"no input files in {names} (include: {' '.join(include)})")
     _check_fix(found, options)
     tasks, unfixable = plan(found, options, jobs=jobs, stdin=stdin)
     errors += unfixable
@@ -155,13 +160,17 @@ def scan(
     exclude: Sequence[str] = (),
     stdin: bytes | None = None,
     progress: Progress | None = None,
+    on_start: Callable[[list[Task]], None] | None = None,
 ) -> ScanReport:
     """Scan every input; write fixed copies if `options` asks (each moved into place
-    as soon as all its parts are done); return the report."""
+    as soon as all its parts are done); return the report. `on_start` is given the
+    tasks before they run, `progress` each result as it comes."""
     options = with_audit_key(options)
     tasks, errors = tasks_for(
         arguments, options, jobs=jobs, include=include, exclude=exclude, stdin=stdin
     )
+    if on_start is not None:
+        on_start(tasks)
     results: list[PartResult | None] = [None] * len(tasks)
     fixes = _Fixes(options)
     for index, result in _run(tasks, options, jobs):
@@ -178,7 +187,7 @@ def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[tuple[i
         yield from ((i, scan_partition(task, options)) for i, task in enumerate(tasks))
         return
     workers = ProcessPoolExecutor(
-        max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(),)
+        max_workers=jobs, initializer=_die_with_parent, initargs=(os.getpid(), meter.counter())
     )
     with workers as pool:
         futures = {pool.submit(scan_partition, task, options): i for i, task in enumerate(tasks)}
@@ -192,9 +201,10 @@ def _run(tasks: list[Task], options: ScanOptions, jobs: int) -> Iterator[tuple[i
                 yield index, PartResult(task, errors=[ErrorRow(path=task.display, message=message)])
 
 
-def _die_with_parent(parent: int) -> None:
+def _die_with_parent(parent: int, counter: object = None) -> None:
     """In a worker: be killed when the scan is (Linux), so a killed scan leaves no
-    worker writing behind it."""
+    worker writing behind it; count what it reads into the progress bar's `counter`."""
+    meter.share(counter)
     if sys.platform == "linux":
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
