@@ -285,6 +285,6 @@ def test_a_large_json_list_is_read_in_constant_memory(tmp_path: Path) -> None:
 def test_readme_names_the_logger_audit_sink_failures_go_to() -> None:
     from rendersafe.audit import log  # noqa: PLC0415
 
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    sentence = readme[readme.index("A sink that fails later") :][:200]
-    assert f"`{log.logger.name}`" in sentence, sentence
+    readme = (ROOT / "README.md").read_text()
+    paragraph = readme[readme.index("**A full disk.**") :].split("\n\n", 1)[0]
+    assert f"`{log.logger.name}`" in " ".join(paragraph.split()), paragraph
