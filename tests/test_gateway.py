@@ -470,6 +470,10 @@ def test_routes_and_hop_by_hop_tables() -> None:
     assert family_of("/v1/messages") == "anthropic"
     assert family_of("/api/tags") == "ollama"
     assert family_of("/v1/chat/completions") == "openai"
+    # Ollama behind a base path is sanitised too, and answered in its own format.
+    assert route_of("/ollama/api/chat") == "ollama-chat"
+    assert route_of("/ollama/api/generate") == "ollama-generate"
+    assert family_of("/ollama/api/chat") == "ollama"
     assert "*/messages" in SANITISED
     headers = [(b"Connection", b"close, X-A"), (b"x-a", b"1"), (b"x-b", b"2"), (b"TE", b"x")]
     assert end_to_end(headers) == [(b"x-b", b"2")]

@@ -1,7 +1,8 @@
 """What kind of API a path is, whether its replies are sanitised, and its own errors.
 
 OpenAI (chat and legacy completions, Responses), Anthropic Messages and Ollama (`/api/chat`,
-`/api/generate`) replies are model text a client renders: the middleware covers them.
+`/api/generate`) replies are model text a client renders: the middleware covers them, under
+a base path too (`/openai/v1/...`, `/ollama/api/chat`).
 Every other path (models, embeddings, files, batches, ...) is forwarded untouched.
 An error the proxy answers itself is written in the format the client's SDK reads.
 """
@@ -25,8 +26,8 @@ SANITISED = (
     "*/responses",
     "*/responses/*",
     "*/messages",
-    "/api/chat",
-    "/api/generate",
+    "*/api/chat",
+    "*/api/generate",
 )
 # Route names for metrics: a bounded set, whatever paths clients send.
 _ROUTES = (
@@ -34,8 +35,8 @@ _ROUTES = (
     ("*/completions", "openai-completions"),
     ("*/responses*", "openai-responses"),
     ("*/messages", "anthropic-messages"),
-    ("/api/chat", "ollama-chat"),
-    ("/api/generate", "ollama-generate"),
+    ("*/api/chat", "ollama-chat"),
+    ("*/api/generate", "ollama-generate"),
 )
 
 
@@ -49,8 +50,8 @@ def route_of(path: str) -> str:
 def family_of(path: str) -> Family:
     """Whose error format a client of `path` reads: Ollama's under `/api/`, Anthropic's
     for Messages, OpenAI's for the rest (the common dialect of compatible servers)."""
-    if path.startswith("/api/"):
-        return "ollama"
+    if path.startswith("/api/") or path.endswith(("/api/chat", "/api/generate")):
+        return "ollama"  # Ollama behind a base path (`/ollama/api/chat`) too
     if fnmatch.fnmatchcase(path, "*/messages*") and "/threads/" not in path:
         return "anthropic"
     return "openai"
