@@ -46,6 +46,8 @@ from ..conversation import Conversation
 from ..errors import FormatError, PolicyError, RenderSafeError
 from ..sanitizer import Sanitizer
 from ..wire import Codec, Texts, codec_for
+from ..wire.json_body import CHAT_TEXT_PATHS, MESSAGE_TEXT_PATHS, RESPONSE_TEXT_PATHS
+from ..wire.openai_chat import DELTA_FIELDS
 from ..wire.requests import conversation_of
 
 __all__ = ["WITHHELD", "RenderSafeGuardrail", "ReplyWithheldError"]
@@ -54,20 +56,8 @@ logger = logging.getLogger("rendersafe.litellm")
 
 WITHHELD = "rendersafe withheld the rest of this reply"
 # What a chat UI renders of a whole reply, in each shape LiteLLM returns (chat
-# completion, Responses object, Anthropic message); the middleware reads the same.
-_TEXT_PATHS = (
-    "choices[].message.content",
-    "choices[].message.content[].text",
-    "choices[].message.reasoning_content",
-    "choices[].message.reasoning",
-    "choices[].message.refusal",
-    "choices[].text",
-    "output[].content[].text",
-    "output[].content[].refusal",
-    "output[].summary[].text",
-    "content[].text",
-)
-_DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+# completion, Responses object, Anthropic message): what the middleware reads.
+_TEXT_PATHS = CHAT_TEXT_PATHS + RESPONSE_TEXT_PATHS + MESSAGE_TEXT_PATHS
 # The request fields that say what the model saw, in the shapes `wire.requests` reads.
 _REQUEST_FIELDS = ("system", "messages", "instructions", "input", "prompt")
 _MAX_REQUEST_BYTES = 1 << 20
@@ -252,7 +242,7 @@ class _Relay:
         for choice in chunk.choices or ():
             delta = choice.delta
             finished = choice.finish_reason is not None
-            for field in _DELTA_FIELDS:
+            for field in DELTA_FIELDS:
                 key = (choice.index, field)
                 text = getattr(delta, field, None)
                 if text is not None and not isinstance(text, str):

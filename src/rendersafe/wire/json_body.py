@@ -18,7 +18,7 @@ from .json_path import Holder, json_path_fields
 from .messages import json_error
 from .text_streams import ENDS, Texts
 
-__all__ = ["JsonCodec"]
+__all__ = ["CHAT_TEXT_PATHS", "MESSAGE_TEXT_PATHS", "RESPONSE_TEXT_PATHS", "JsonCodec"]
 
 
 class JsonCodec:
@@ -132,22 +132,25 @@ def _is_ollama(data: dict[str, Any]) -> bool:
     return isinstance(data.get("message"), dict) or isinstance(data.get("response"), str)
 
 
+# What a chat UI renders of a whole reply, in each shape (the LiteLLM guardrail reads
+# the same fields).
+CHAT_TEXT_PATHS = (
+    "choices[].message.content",
+    "choices[].message.content[].text",
+    "choices[].message.reasoning_content",
+    "choices[].message.reasoning",
+    "choices[].message.refusal",
+    "choices[].text",
+)
+RESPONSE_TEXT_PATHS = (
+    "output[].content[].text",
+    "output[].content[].refusal",
+    "output[].summary[].text",
+)
+MESSAGE_TEXT_PATHS = ("content[].text",)
 _SHAPES: tuple[tuple[Callable[[dict[str, Any]], bool], tuple[str, ...]], ...] = (
-    (
-        _is_chat,
-        (
-            "choices[].message.content",
-            "choices[].message.content[].text",
-            "choices[].message.reasoning_content",
-            "choices[].message.reasoning",
-            "choices[].message.refusal",
-            "choices[].text",
-        ),
-    ),
-    (
-        _is_response,
-        ("output[].content[].text", "output[].content[].refusal", "output[].summary[].text"),
-    ),
-    (_is_message, ("content[].text",)),
+    (_is_chat, CHAT_TEXT_PATHS),
+    (_is_response, RESPONSE_TEXT_PATHS),
+    (_is_message, MESSAGE_TEXT_PATHS),
     (_is_ollama, ("message.content", "message.thinking", "response", "thinking")),
 )

@@ -13,10 +13,10 @@ from .dialect import DONE, json_event, new_event, require, with_string
 from .sse import SseEvent
 from .text_streams import Texts
 
-__all__ = ["OpenAIChat"]
+__all__ = ["DELTA_FIELDS", "OpenAIChat"]
 
 _ENVELOPE = ("id", "object", "created", "model", "system_fingerprint", "service_tier")
-_DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
+DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
 
 Change = tuple[str, str | None, str]  # field, text received, text sent
 
@@ -83,7 +83,7 @@ class OpenAIChat:
         if delta is None:
             delta = choice["delta"] = {}
         require(delta, dict, "delta")
-        for field in _DELTA_FIELDS:
+        for field in DELTA_FIELDS:
             if field in delta or finished:
                 changes += self._field(delta, index, field, finished=finished)
         return changes
