@@ -50,6 +50,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import socket
 import statistics
 import subprocess
@@ -57,6 +58,7 @@ import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -179,8 +181,16 @@ class Round:
     retries: int = 0
 
 
-async def server_cpu(client: httpx.AsyncClient) -> float:
-    """User + system CPU seconds of the server process, all threads."""
+def server_cpu(pid: int) -> float:
+    """User + system CPU seconds of process `pid`, all threads, in clock ticks (for
+    processes without a `/cpu` endpoint: bench_proxy.py's)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()  # fields from 3 (state) on
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def served_cpu(client: httpx.AsyncClient) -> float:
+    """User + system CPU seconds of the server process, all threads, to the nanosecond."""
     response = await client.get("/cpu")
     response.raise_for_status()
     return float(response.text)
@@ -272,12 +282,12 @@ async def load(
     number appended), as separate users do: no conversation is built only once."""
     bodies = [None if request is None else chat_of(request, i) for i in range(streams)]
     retried = RETRIED[0]
-    cpu, wall = await server_cpu(client), time.perf_counter()
+    cpu, wall = await served_cpu(client), time.perf_counter()
     await asyncio.gather(
         *(fetch(client, path, i, tokens, request=bodies[i]) for i in range(streams))
     )
     wall = time.perf_counter() - wall
-    return Round(await server_cpu(client) - cpu, wall, RETRIED[0] - retried)
+    return Round(await served_cpu(client) - cpu, wall, RETRIED[0] - retried)
 
 
 def content_of(body: bytes) -> str:
