@@ -12,13 +12,21 @@ interleave. `/plain` serves the app as it is, `/safe` the same app wrapped in
 
 This process is the load: `--streams` concurrent streaming GETs with httpx, every
 byte read. One round is all streams on one path; after a warm-up round of each,
-rounds alternate plain / safe (`--repeats` times, default 3) and the minimum of each
-is kept. The server's CPU time (user + sys, from /proc/<pid>/stat) is read around each round, so:
+rounds alternate plain / safe (`--repeats` pairs, default 9: A B A B ...). The server's
+CPU time (`time.process_time()`: user + sys of all its threads, to the nanosecond, read
+from its `/cpu` endpoint, which costs both paths the same) is read around each round,
+so, per pair:
 
 * middleware CPU per token = (CPU safe - CPU plain) / tokens in the round
-  (target: <= 50 µs);
-* throughput ratio = tokens/s of wall time wrapped / unwrapped;
+  (target: <= 20 µs), printed as the median over the pairs and its range, so a burst of
+  load on a shared machine moves one pair, not the figure;
+* throughput ratio = tokens/s of wall time wrapped / unwrapped (median);
 * one core sanitises ~1e6 / (µs per token * 100) streams at 100 tokens/s.
+
+A loaded machine slows rounds down but does not break them: connections are kept alive
+for `KEEP_ALIVE` seconds on both sides (longer than any round), the client waits
+`TIMEOUT` seconds, and a stream the transport drops is fetched again, up to `RETRIES`
+times; retries are counted and printed (a round with one did more work than it counts).
 
 With `--conversation KB`, every request is also sent as a POST whose body is an OpenAI
 chat request of about KB kilobytes (a system prompt, a user message holding a token,
@@ -57,7 +65,7 @@ import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import StreamingResponse
+from starlette.responses import PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -68,7 +76,10 @@ from rendersafe.middleware import RenderSafeMiddleware
 CORPUS_CHARS = 200_000
 TOKEN_CHARS = 4
 ATTACK = ATTACKS[0]  # a Markdown image to collector.example carrying a payload
-REPEATS = 3
+REPEATS = 9
+KEEP_ALIVE = 600  # seconds an idle connection stays open, server and client
+TIMEOUT = 300  # seconds the client waits for a byte
+RETRIES = 3  # fetches of one stream the transport dropped
 TOKEN = "tk7Qz5521xLm"  # in the conversation's first user message
 LEAK = f"\n\nSee [the status page](https://status.example.com/s?t={TOKEN}).\n"
 
@@ -122,10 +133,14 @@ def build_app(replies: list[str]) -> ASGIApp:
             tokens += [LEAK[i : i + TOKEN_CHARS] for i in range(0, len(LEAK), TOKEN_CHARS)]
         return StreamingResponse(events(tokens), media_type="text/event-stream")
 
+    async def cpu(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(repr(time.process_time()))
+
     methods = ["GET", "POST"]
     routes = [
         Route("/plain", completion, methods=methods),
         Route("/safe", completion, methods=methods),
+        Route("/cpu", cpu),
     ]
     plain = Starlette(routes=routes)
     safe = RenderSafeMiddleware(plain, policy=Policy())
@@ -144,7 +159,13 @@ def serve() -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=KEEP_ALIVE,
+    )
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 
 
@@ -153,17 +174,26 @@ def serve() -> None:
 
 @dataclass
 class Round:
-    """One round's server CPU and wall time, in seconds."""
+    """One round's server CPU and wall time, in seconds, and the fetches retried."""
 
     cpu: float
     wall: float
+    retries: int = 0
 
 
 def server_cpu(pid: int) -> float:
-    """User + system CPU seconds of process `pid`, all threads."""
+    """User + system CPU seconds of process `pid`, all threads, in clock ticks (for
+    processes without a `/cpu` endpoint: bench_proxy.py's)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat[stat.rindex(")") + 2 :].split()  # fields from 3 (state) on
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def served_cpu(client: httpx.AsyncClient) -> float:
+    """User + system CPU seconds of the server process, all threads, to the nanosecond."""
+    response = await client.get("/cpu")
+    response.raise_for_status()
+    return float(response.text)
 
 
 def conversation_request(kilobytes: int) -> bytes:
@@ -190,6 +220,9 @@ def chat_of(request: bytes, number: int) -> bytes:
     return request[: request.rindex(b"]")] + b", " + turn + request[request.rindex(b"]") :]
 
 
+RETRIED = [0]  # fetches retried so far, in this process
+
+
 async def fetch(
     client: httpx.AsyncClient,
     path: str,
@@ -199,7 +232,29 @@ async def fetch(
     request: bytes | None = None,
     leak: bool = False,
 ) -> bytes:
-    """Stream one reply (POSTing `request`, if given); every byte is read and returned."""
+    """Stream one reply (POSTing `request`, if given); every byte is read and returned.
+    A stream the transport drops (a connection reset or closed under load) is fetched
+    again, up to `RETRIES` times, each counted in `RETRIED`."""
+    for attempt in range(RETRIES + 1):
+        try:
+            return await fetch_once(client, path, start, count, request=request, leak=leak)
+        except httpx.TransportError:
+            if attempt == RETRIES:
+                raise
+            RETRIED[0] += 1
+    raise AssertionError("unreachable")
+
+
+async def fetch_once(
+    client: httpx.AsyncClient,
+    path: str,
+    start: int,
+    count: int,
+    *,
+    request: bytes | None = None,
+    leak: bool = False,
+) -> bytes:
+    """Stream one reply, once."""
     body = bytearray()
     params = {"i": str(start), "n": str(count), **({"leak": "1"} if leak else {})}
     method, headers = ("POST", {"content-type": "application/json"}) if request else ("GET", {})
@@ -216,7 +271,6 @@ async def fetch(
 
 async def load(
     client: httpx.AsyncClient,
-    pid: int,
     path: str,
     streams: int,
     tokens: int,
@@ -227,11 +281,13 @@ async def load(
     With a `request`, each stream POSTs its own chat (the request with the stream's
     number appended), as separate users do: no conversation is built only once."""
     bodies = [None if request is None else chat_of(request, i) for i in range(streams)]
-    cpu, wall = server_cpu(pid), time.perf_counter()
+    retried = RETRIED[0]
+    cpu, wall = await served_cpu(client), time.perf_counter()
     await asyncio.gather(
         *(fetch(client, path, i, tokens, request=bodies[i]) for i in range(streams))
     )
-    return Round(server_cpu(pid) - cpu, time.perf_counter() - wall)
+    wall = time.perf_counter() - wall
+    return Round(await served_cpu(client) - cpu, wall, RETRIED[0] - retried)
 
 
 def content_of(body: bytes) -> str:
@@ -270,12 +326,14 @@ async def check_conversation(client: httpx.AsyncClient, request: bytes) -> None:
 
 
 async def measure(
-    port: int, pid: int, streams: int, tokens: int, *, request: bytes | None, repeats: int
+    port: int, streams: int, tokens: int, *, request: bytes | None, repeats: int
 ) -> dict[str, list[Round]]:
     """Warm up, then `repeats` alternating rounds per path (and body)."""
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    limits = httpx.Limits(
+        max_connections=None, max_keepalive_connections=None, keepalive_expiry=KEEP_ALIVE
+    )
     async with httpx.AsyncClient(
-        base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=60, trust_env=False
+        base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=TIMEOUT, trust_env=False
     ) as client:
         await check_sanitised(client)
         bodies: dict[str, bytes | None] = {"": None}
@@ -285,50 +343,59 @@ async def measure(
         rounds = {(path, name): list[Round]() for name in bodies for path in ("/plain", "/safe")}
         for repeat in range(repeats + 1):
             for (path, name), done in rounds.items():
-                result = await load(client, pid, path, streams, tokens, request=bodies[name])
+                result = await load(client, path, streams, tokens, request=bodies[name])
                 if repeat:  # round 0 is the warm-up
                     done.append(result)
     return {path + name: done for (path, name), done in rounds.items()}
 
 
+def spread(values: list[float], digits: int = 1) -> str:
+    """The median of `values` and their range, as printed."""
+    ordered = sorted(values)
+    median = statistics.median(ordered)
+    return f"{median:.{digits}f} (range {ordered[0]:.{digits}f} to {ordered[-1]:.{digits}f})"
+
+
+def per_token(plain: list[Round], safe: list[Round], total: int) -> list[float]:
+    """Middleware CPU per token in µs, per interleaved pair of rounds."""
+    return [(s.cpu - p.cpu) / total * 1e6 for p, s in zip(plain, safe, strict=True)]
+
+
 def report(rounds: dict[str, list[Round]], streams: int, tokens: int, kilobytes: int) -> None:
-    """Print the best rounds and the ratios; for the conversation, the median of the
-    per-repeat differences (each repeat's four rounds ran back to back) and their range."""
-    best = {
-        key: Round(min(r.cpu for r in done), min(r.wall for r in done))
-        for key, done in rounds.items()
-    }
-    plain, safe = best["/plain"], best["/safe"]
+    """Print, over the interleaved pairs, the median and range of the server CPU per
+    round, of the middleware's CPU per token and of the throughput ratio; for the
+    conversation, the per-repeat differences (each repeat's four rounds ran back to back)."""
+    plain, safe = rounds["/plain"], rounds["/safe"]
     total = streams * tokens
-    per_token = (safe.cpu - plain.cpu) / total * 1e6
+    micros = per_token(plain, safe, total)
+    pairs = len(micros)
     print(f"streams: {streams}, tokens per stream: {tokens}, total tokens per round: {total}")
-    print(f"server CPU per round: plain {plain.cpu:.3f} s, safe {safe.cpu:.3f} s")
-    print(f"wall time per round:  plain {plain.wall:.3f} s, safe {safe.wall:.3f} s")
-    print(f"middleware CPU per token: {per_token:.1f} µs (target <= 50)")
-    print(f"throughput ratio wrapped / unwrapped: {plain.wall / safe.wall:.2f}")
-    streams_per_core = f"{1e6 / (per_token * 100):.0f}" if per_token > 0 else "unbounded"
-    print(f"one core sanitises ~{streams_per_core} concurrent streams at 100 tokens/s")
-    if "/safe+conversation" not in best:
-        return
-    plain, safe = best["/plain+conversation"], best["/safe+conversation"]
-    with_conversation = (safe.cpu - plain.cpu) / total * 1e6
-    print(f"with a {kilobytes} KB conversation in each request (POST):")
-    print(f"  server CPU per round: plain {plain.cpu:.3f} s, safe {safe.cpu:.3f} s")
-    print(f"  middleware CPU per token: {with_conversation:.1f} µs")
-    added = sorted(
-        ((sc.cpu - pc.cpu) - (s0.cpu - p0.cpu)) / total * 1e6
-        for p0, s0, pc, sc in zip(
-            rounds["/plain"],
-            rounds["/safe"],
-            rounds["/plain+conversation"],
-            rounds["/safe+conversation"],
-            strict=True,
-        )
+    print(f"interleaved pairs of rounds: {pairs} (medians, with their range)")
+    print(
+        f"server CPU per round: plain {spread([r.cpu for r in plain], 3)} s, "
+        f"safe {spread([r.cpu for r in safe], 3)} s"
     )
     print(
-        f"  added by the conversation: {statistics.median(added):.1f} µs per token, median of "
-        f"{len(added)} repeats (range {added[0]:.1f} to {added[-1]:.1f}; target <= 5)"
+        f"wall time per round:  plain {spread([r.wall for r in plain], 3)} s, "
+        f"safe {spread([r.wall for r in safe], 3)} s"
     )
+    print(f"middleware CPU per token: {spread(micros)} µs (target <= 20)")
+    ratios = [p.wall / s.wall for p, s in zip(plain, safe, strict=True)]
+    print(f"throughput ratio wrapped / unwrapped: {spread(ratios, 2)}")
+    median = statistics.median(micros)
+    streams_per_core = f"{1e6 / (median * 100):.0f}" if median > 0 else "unbounded"
+    print(f"one core sanitises ~{streams_per_core} concurrent streams at 100 tokens/s")
+    retried = sum(r.retries for done in rounds.values() for r in done)
+    print(f"fetches retried: {retried} in the timed rounds, {RETRIED[0]} in all")
+    if "/safe+conversation" not in rounds:
+        return
+    with_conversation = per_token(
+        rounds["/plain+conversation"], rounds["/safe+conversation"], total
+    )
+    print(f"with a {kilobytes} KB conversation in each request (POST):")
+    print(f"  middleware CPU per token: {spread(with_conversation)} µs")
+    added = [c - m for m, c in zip(micros, with_conversation, strict=True)]
+    print(f"  added by the conversation: {spread(added)} µs per token (target <= 5)")
 
 
 def start_server() -> tuple[subprocess.Popen[bytes], int]:
@@ -369,9 +436,7 @@ def main() -> None:
     child, port = start_server()
     try:
         rounds = asyncio.run(
-            measure(
-                port, child.pid, args.streams, args.tokens, request=request, repeats=args.repeats
-            )
+            measure(port, args.streams, args.tokens, request=request, repeats=args.repeats)
         )
     finally:
         stop_server(child)

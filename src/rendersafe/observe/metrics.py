@@ -5,7 +5,7 @@
     rendersafe_findings_total{construct,action,reason,enforced}   one per reason of a finding
     rendersafe_withheld_responses_total{cause,enforced}   responses ended by the middleware
     rendersafe_client_disconnects_total                   clients gone mid-response
-    rendersafe_delta_seconds                              sanitiser CPU time per text delta
+    rendersafe_delta_seconds                              sanitiser time per text delta
     rendersafe_held_chars                                 characters held back, per release
     rendersafe_audit_records_lost_total                   audit records a sink never wrote
     rendersafe_audit_backlog_records                      records kept for a retry
@@ -112,7 +112,7 @@ class _Prometheus:
         )
         self._delta = histogram(
             "rendersafe_delta_seconds",
-            "CPU seconds the middleware's sanitiser spent on one text delta",
+            "Seconds the middleware's sanitiser took over one text delta (wall clock)",
             buckets=DELTA_BUCKETS,
         )
         self._held = histogram(

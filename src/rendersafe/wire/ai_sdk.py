@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from json.encoder import encode_basestring
 from typing import Any
 
 from .dialect import DONE, json_event, judged_urls, new_event, require
+from .shapes import STRING, TEXT, text_of
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -12,6 +15,11 @@ __all__ = ["AiSdk"]
 
 _DELTAS = {"text-delta": "text", "reasoning-delta": "reasoning"}
 _ENDS = {"text-end": "text", "reasoning-end": "reasoning"}
+# The usual delta, all of it: its part, id and text.
+_DELTA = re.compile(
+    rf'data: \{{"type":"(text|reasoning)-delta","id":({STRING}),"delta":"({TEXT})"\}}\n\n'
+)
+_BARE = frozenset({"type", "id", "delta"})
 
 
 class AiSdk:
@@ -22,6 +30,19 @@ class AiSdk:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
         self._urls: dict[str, bool] = {}
+
+    def quick(self, text: str) -> str | None:
+        match = _DELTA.fullmatch(text)
+        if match is None:
+            return None
+        delta = text_of(match[3])
+        out = self.texts.feed((match[1], match[2][1:-1]), delta)
+        if out == delta:
+            return text
+        if not out:
+            return ""  # it holds nothing but its text
+        start, end = match.span(3)
+        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if data == DONE:
@@ -55,6 +76,8 @@ class AiSdk:
         out = self.texts.feed((part, data.get("id")), text)
         if out == text:
             return [event]
+        if not out and data.keys() == _BARE:
+            return []  # it held nothing but its text
         return [json_event(event, {**data, "delta": out})]
 
     def _flush(self, key: Any) -> list[SseEvent]:

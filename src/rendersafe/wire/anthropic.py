@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import re
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require, url_of
+from .shapes import INDEX, TEXT, text_of
 from .sse import SseEvent
 from .text_streams import Texts
 
 __all__ = ["Anthropic"]
+
+# The usual delta, all of it: a block's index and its text.
+_DELTA = re.compile(
+    rf'event: content_block_delta\ndata: \{{"type":"content_block_delta","index":({INDEX}),'
+    rf'"delta":\{{"type":"text_delta","text":"({TEXT})"\}}\}}\n\n'
+)
 
 
 class Anthropic:
@@ -24,6 +33,19 @@ class Anthropic:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
         self._urls: dict[str, bool] = {}
+
+    def quick(self, text: str) -> str | None:
+        match = _DELTA.fullmatch(text)
+        if match is None:
+            return None
+        delta = text_of(match[2])
+        out = self.texts.feed(int(match[1]), delta)
+        if out == delta:
+            return text
+        if not out:
+            return ""  # it holds nothing but its text
+        start, end = match.span(2)
+        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if not isinstance(data, dict):
@@ -76,6 +98,8 @@ class Anthropic:
         out = self.texts.feed(data.get("index", 0), text)
         if out == text:
             return [event]
+        if not out and data.keys() == _BARE and delta.keys() == _BARE_DELTA:
+            return []  # it held nothing but its text
         return [json_event(event, {**data, "delta": {**delta, "text": out}})]
 
     def _flush(self, index: Any) -> list[SseEvent]:
@@ -85,6 +109,10 @@ class Anthropic:
         delta = {"type": "text_delta", "text": rest}
         data = {"type": "content_block_delta", "index": index, "delta": delta}
         return [new_event(data, name="content_block_delta")]
+
+
+_BARE = frozenset({"type", "index", "delta"})
+_BARE_DELTA = frozenset({"type", "text"})
 
 
 def _has_content(message: Any) -> bool:

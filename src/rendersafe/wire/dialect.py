@@ -34,6 +34,13 @@ class Dialect(Protocol):
         """The events to send for `event` (whose data parsed to `data`, or is DONE)."""
         ...
 
+    def quick(self, text: str) -> str | None:
+        """The text to send for one whole event (`text`, ending with its blank line)
+        when it provably has the dialect's usual per-token shape (`shapes`), worked out
+        without parsing it: `text` itself when nothing changed, "" when it is not sent;
+        None (and nothing done) for any other event, which `event` then reads."""
+        ...
+
     def finish(self) -> list[SseEvent]:
         """The events that end every text still open, at the end of the body."""
         ...

@@ -7,13 +7,15 @@ Chat lines carry `message.content` (and `message.thinking`); generate lines carr
 from __future__ import annotations
 
 import codecs
-import json
 import re
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, require
+from .jsonlib import loads
 from .messages import json_error, safe_name
+from .shapes import STRING, TEXT, text_of
 from .sse import MAX_PENDING
 from .text_streams import ENDS, Texts
 
@@ -23,6 +25,17 @@ _CHAT_FIELDS: tuple[str, ...] = ("content", "thinking")
 _GENERATE_FIELDS: tuple[str, ...] = ("response", "thinking")
 _DONE = re.compile(rb'"done"')
 _NOT_DONE = re.compile(rb'"done"\s*:\s*false')
+# The usual lines, all of them: one token of a chat's content, of a generated response.
+_ENVELOPE = rf'\{{"model":{STRING},"created_at":{STRING},'
+_CHAT_LINE = re.compile(
+    rf'{_ENVELOPE}"message":\{{"role":"assistant","content":"({TEXT})"\}},"done":false\}}\n'
+)
+_GENERATE_LINE = re.compile(rf'{_ENVELOPE}"response":"({TEXT})","done":false\}}\n')
+# A line holding only these (and not done) carries nothing but its text: emptied, it
+# is not sent.
+_BARE_CHAT = frozenset({"model", "created_at", "message", "done"})
+_BARE_GENERATE = frozenset({"model", "created_at", "response", "done"})
+_BARE_MESSAGE = frozenset({"role", "content"})
 
 
 class NdjsonCodec:
@@ -30,13 +43,16 @@ class NdjsonCodec:
 
     buffered = False
 
-    def __init__(self, texts: Texts) -> None:
+    def __init__(self, texts: Texts, *, quick: bool = True) -> None:
         self.texts = texts
+        self._quick_on = quick  # False: every line read in full (for tests that compare)
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._partial = ""
         self._line = 0
         self._envelope: dict[str, Any] = {}
+        self._last_line: str | None = None  # the envelope's line, when it was not parsed
         self._fields: tuple[str, ...] = _CHAT_FIELDS
+        self._text_lines = 0
 
     def feed(self, data: bytes) -> bytes:
         """Take body bytes; return the rewritten lines they completed."""
@@ -53,6 +69,8 @@ class NdjsonCodec:
         last = self._partial + self._decoder.decode(b"", final=True)
         out = self._rewrite(last) if last else ""
         tails = {key: rest for key in self.texts.open_keys() if (rest := self.texts.close(key))}
+        if self._last_line is not None:
+            self._envelope = _envelope_of(loads(self._last_line))
         if tails:
             out += dumps(self._tail_line(tails)) + "\n"
         return out.encode()
@@ -71,13 +89,36 @@ class NdjsonCodec:
         """Ollama's error line."""
         return (dumps({"error": message}) + "\n").encode()
 
+    def _quick(self, line: str) -> str | None:
+        """The usual line rewritten without parsing it: itself, "" when its text was
+        emptied (unless it is the first), or its text replaced; None for any other."""
+        fields, match = _CHAT_FIELDS, _CHAT_LINE.fullmatch(line)
+        if match is None:
+            fields, match = _GENERATE_FIELDS, _GENERATE_LINE.fullmatch(line)
+            if match is None:
+                return None
+        self._line += 1
+        self._text_lines += 1
+        self._last_line, self._fields = line, fields
+        text = text_of(match[1])
+        out = self.texts.feed(fields[0], text)
+        if out == text:
+            return line
+        if not out and self._text_lines > 1:
+            return ""
+        start, end = match.span(1)
+        return line[: start - 1] + encode_basestring(out) + line[end + 1 :]
+
     def _rewrite(self, line: str) -> str:
+        quick = self._quick(line) if self._quick_on else None
+        if quick is not None:
+            return quick
         self._line += 1
         body = line.strip()
         if not body:
             return line
         try:
-            data = json.loads(body)
+            data = loads(body)
         except ValueError as exc:
             why = json_error(exc, len(body))
             raise FormatError(f"NDJSON line {self._line} is not JSON ({why})") from exc
@@ -85,10 +126,15 @@ class NdjsonCodec:
         holder, fields = _texts_of(data)
         if holder is None:
             return line  # an error line, or one with no text
-        self._envelope = {k: data[k] for k in ("model", "created_at") if k in data}
+        self._envelope, self._last_line = _envelope_of(data), None
         self._fields = fields
+        self._text_lines += 1
         changed = self._sanitise(holder, fields, done=data.get("done") is True)
-        return dumps(data) + line[len(line.rstrip("\r\n")) :] if changed else line
+        if not changed:
+            return line
+        if self._text_lines > 1 and _emptied(data, holder, fields):
+            return ""
+        return dumps(data) + line[len(line.rstrip("\r\n")) :]
 
     def _sanitise(self, holder: dict[str, Any], fields: tuple[str, ...], *, done: bool) -> bool:
         changed = False
@@ -105,6 +151,20 @@ class NdjsonCodec:
         if self._fields is _GENERATE_FIELDS:
             return {**self._envelope, **tails, "done": False}
         return {**self._envelope, "message": {"role": "assistant", **tails}, "done": False}
+
+
+def _envelope_of(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: data[k] for k in ("model", "created_at") if k in data}
+
+
+def _emptied(data: dict[str, Any], holder: dict[str, Any], fields: tuple[str, ...]) -> bool:
+    """Is a changed line's one text now empty, and nothing else in it a client needs?"""
+    bare = _BARE_GENERATE if fields is _GENERATE_FIELDS else _BARE_CHAT
+    if data.get("done") is not False or not data.keys() <= bare:
+        return False
+    if fields is _CHAT_FIELDS and holder.keys() != _BARE_MESSAGE:
+        return False
+    return holder.get(fields[0]) == ""
 
 
 def _texts_of(data: dict[str, Any]) -> tuple[dict[str, Any] | None, tuple[str, ...]]:

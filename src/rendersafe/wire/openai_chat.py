@@ -7,9 +7,13 @@ that many local servers still stream.
 
 from __future__ import annotations
 
+import re
+from json.encoder import encode_basestring
 from typing import Any
 
 from .dialect import DONE, json_event, new_event, require, with_string
+from .jsonlib import loads
+from .shapes import INDEX, TEXT, member, text_of
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -20,6 +24,17 @@ DELTA_FIELDS = ("content", "reasoning_content", "reasoning", "refusal")
 
 Change = tuple[str, str | None, str]  # field, text received, text sent
 
+# The usual chunk: one choice whose delta is its content (and perhaps its role), not
+# finished, every other member a scalar.
+_CHUNK = re.compile(
+    rf'data: \{{(?:{member("choices")},)*"choices":\[\{{"index":({INDEX}),'
+    rf'"delta":\{{("role":"assistant",)?"content":"({TEXT})"\}}'
+    rf'(?:,"logprobs":null)?(?:,"finish_reason":null)?\}}\](?:,{member("choices")})*\}}\n\n'
+)
+# A chunk holding only these (logprobs null) and scalars beside `choices` carries
+# nothing but its text: emptied, it is not sent.
+_BARE_CHOICE = frozenset({"index", "delta", "logprobs", "finish_reason"})
+
 
 class OpenAIChat:
     """Sanitises each choice's texts; their tails go into the `finish_reason` chunk."""
@@ -29,13 +44,35 @@ class OpenAIChat:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
         self._last: dict[str, Any] = {"object": "chat.completion.chunk"}
+        self._last_text: str | None = None  # the last chunk, when it was not parsed
+        self._chunks = 0
+
+    def quick(self, text: str) -> str | None:
+        """The usual chunk (`_CHUNK`) rewritten without parsing it: itself, "" when its
+        text was emptied (unless it is the first or names the role), or its text
+        replaced; None for any other."""
+        match = _CHUNK.fullmatch(text)
+        if match is None:
+            return None
+        self._chunks += 1
+        self._last_text = text
+        index, role, inside = match.groups()
+        content = text_of(inside)
+        out = self.texts.feed((int(index), "content"), content)
+        if out == content:
+            return text
+        if not out and role is None and self._chunks > 1:
+            return ""
+        start, end = match.span(3)
+        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if data == DONE:
             return [*self.finish(), event]
         if not isinstance(data, dict) or "choices" not in data:
             return [event]  # an error, or the usage-only last chunk
-        self._last = data
+        self._chunks += 1
+        self._last, self._last_text = data, None
         fast = self._content_only(event, data)
         if fast is not None:
             return fast
@@ -54,21 +91,15 @@ class OpenAIChat:
     def _content_only(self, event: SseEvent, data: dict[str, Any]) -> list[SseEvent] | None:
         """The usual chunk, one choice with one token of content, in fewer steps
         (this runs once per token); None for any other chunk."""
-        choices = data["choices"]
-        if type(choices) is not list or len(choices) != 1:
+        found = _lone_content(data)
+        if found is None:
             return None
-        choice = choices[0]
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
-            return None
-        delta = choice.get("delta")
-        if type(delta) is not dict or len(delta) != 1 or "text" in choice:
-            return None
-        content = delta.get("content")
-        if type(content) is not str:
-            return None
+        choice, delta, content = found
         out = self.texts.feed((choice.get("index", 0), "content"), content)
         if out == content:
             return [event]
+        if not out and self._chunks > 1 and _bare(data, choice):
+            return []
         delta["content"] = out
         return [with_string(event, data, "content", content, out)]
 
@@ -102,6 +133,8 @@ class OpenAIChat:
         return [(field, text, out)]
 
     def finish(self) -> list[SseEvent]:
+        if self._last_text is not None:
+            self._last, self._last_text = loads(self._last_text[6:]), None
         events = []
         for key in self.texts.open_keys():
             index, field = key if isinstance(key, tuple) else (key, "content")
@@ -115,3 +148,25 @@ class OpenAIChat:
 
     def error(self, message: str) -> SseEvent:
         return new_event({"error": {"message": message, "type": "rendersafe_error", "code": None}})
+
+
+def _lone_content(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str] | None:
+    """The choice, delta and content of a chunk of one unfinished choice whose delta is
+    only its content; None for any other."""
+    choices = data["choices"]
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("finish_reason") is not None or "text" in choice:
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict or len(delta) != 1 or type(delta.get("content")) is not str:
+        return None
+    return choice, delta, delta["content"]
+
+
+def _bare(data: dict[str, Any], choice: dict[str, Any]) -> bool:
+    """Does the chunk of `choice` hold nothing a client needs but its content?"""
+    if not choice.keys() <= _BARE_CHOICE or choice.get("logprobs") is not None:
+        return False
+    return not any(type(v) in (dict, list) for k, v in data.items() if k != "choices")

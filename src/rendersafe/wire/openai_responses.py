@@ -3,11 +3,15 @@ whole text repeated in later events, each replaced by the same sanitised text.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable
+from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
+from .jsonlib import loads
+from .shapes import INDEX, SCALAR, STRING, TEXT, member, text_of
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -23,6 +27,15 @@ _KINDS = {
     "summary": ("response.reasoning_summary_text.delta", "summary_index", "text"),
 }
 _PART_KINDS = {"output_text": "text", "refusal": "refusal", "summary_text": "summary"}
+# The usual delta, all of it: its type first, scalars (and empty logprobs), one delta.
+_MEMBER = member("type", "delta", "logprobs")
+_DELTA = re.compile(
+    r'(?:event: [a-z_.]+\n)?data: \{"type":"response\.(output_text|refusal|reasoning_summary_text)'
+    rf'\.delta"((?:,{_MEMBER})*),"delta":"({TEXT})"((?:,{_MEMBER}|,"logprobs":\[\])*)\}}\n\n'
+)
+_QUICK_KINDS = {"output_text": "text", "refusal": "refusal", "reasoning_summary_text": "summary"}
+_ITEM_ID = re.compile(rf'"item_id":({SCALAR})')
+_INDEXES = {kind: re.compile(rf'"{field}":({SCALAR})') for kind, (_, field, _) in _KINDS.items()}
 
 
 class OpenAIResponses:
@@ -33,9 +46,26 @@ class OpenAIResponses:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
         texts.keep_whole()  # the whole text is repeated after the deltas
-        self._last_delta: dict[Hashable, dict[str, Any]] = {}
+        # The last delta of each text, or its event's text when it was not parsed.
+        self._last_delta: dict[Hashable, dict[str, Any] | str] = {}
         self._urls: dict[str, bool] = {}
         self._pending: list[SseEvent] = []  # tails flushed while rewriting an event
+
+    def quick(self, text: str) -> str | None:
+        match = _DELTA.fullmatch(text)
+        if match is None:
+            return None
+        kind = _QUICK_KINDS[match[1]]
+        key = _quick_key(kind, match[2] + match[4])
+        if key is None:
+            return None
+        delta = text_of(match[3])
+        self._last_delta[key] = text
+        out = self.texts.feed(key, delta)
+        if out == delta:
+            return text
+        start, end = match.span(3)
+        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if not isinstance(data, dict):
@@ -134,6 +164,8 @@ class OpenAIResponses:
         """End text `key` (its tail becomes one more delta); its sanitised whole text."""
         if rest := self.texts.close(key):
             template = self._last_delta.get(key, {"type": _KINDS[key[0]][0]})  # type: ignore[index]
+            if isinstance(template, str):
+                template = loads(template[template.index("data: ") + 6 :])
             self._pending.append(new_event({**template, "delta": rest}, name=template["type"]))
         whole = self.texts.whole(key)
         if whole is None:  # the text came only whole: judge it once, remember it
@@ -153,6 +185,18 @@ class OpenAIResponses:
 
 def _key(kind: str, item_id: Any, index: Any) -> Hashable:
     return (kind, str(item_id), index if isinstance(index, int) else 0)
+
+
+def _quick_key(kind: str, members: str) -> Hashable | None:
+    """The key `_delta` gives a text from its event's scalar `members` (its item id a
+    string, its index a whole number, each there once); None when not so plain."""
+    item_ids = _ITEM_ID.findall(members)
+    indexes = _INDEXES[kind].findall(members)
+    if len(item_ids) != 1 or not re.fullmatch(STRING, item_ids[0]) or len(indexes) > 1:
+        return None
+    if indexes and not re.fullmatch(INDEX, indexes[0]):
+        return None
+    return _key(kind, item_ids[0][1:-1], int(indexes[0]) if indexes else 0)
 
 
 def _for(kind: str, method: Callable[..., list[SseEvent]]) -> Handler:

@@ -19,6 +19,9 @@ class PlainSse:
     def __init__(self, texts: Texts) -> None:
         self.texts = texts
 
+    def quick(self, text: str) -> str | None:
+        return None  # its events are cheap to read already
+
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         text = event.data
         if text is None:

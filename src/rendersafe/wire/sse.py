@@ -79,6 +79,11 @@ class SseReader:
         self._eol: str | None = None
 
     @property
+    def idle(self) -> bool:
+        """Is no part of an event held?"""
+        return not self._buffer and not self._lines
+
+    @property
     def held(self) -> str:
         """The text of the event still arriving."""
         return "".join(self._raw) + self._buffer if self._raw else self._buffer

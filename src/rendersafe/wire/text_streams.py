@@ -65,9 +65,11 @@ class Texts:
                 context=self.context, on_finding=self.report, conversation=self.conversation
             )
         if METRICS.enabled:
-            began = time.thread_time()
+            # The wall clock (read without a system call, unlike a CPU clock, which cost
+            # more than the usual token's feed): the latency the feed adds.
+            began = time.perf_counter()
             out = stream.feed(text)
-            METRICS.delta(time.thread_time() - began)
+            METRICS.delta(time.perf_counter() - began)
         else:
             out = stream.feed(text)
         return self._sent(key, out) if self.keep_sent else out

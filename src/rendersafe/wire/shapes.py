@@ -1,0 +1,32 @@
+"""The usual per-token event of each format, recognised in its text, exactly.
+
+A dialect's quick path (`Dialect.quick`) may take an event only when one of these
+patterns matches all of it: then the event provably holds one text field and nothing
+else a client could render, and the pattern says where that text is. Anything else
+(escapes in keys, `\\u` escapes, duplicate or nested text fields, other spacing, tool
+calls) does not match and is read in full.
+"""
+
+from __future__ import annotations
+
+import json
+
+__all__ = ["INDEX", "SCALAR", "STRING", "TEXT", "member", "text_of"]
+
+STRING = r'"[^"\\\x00-\x1f]*"'  # no escapes at all
+_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+SCALAR = rf"(?:{STRING}|{_NUMBER}|null|true|false)"
+# The inside of a text string: the escapes one character stands for, never `\u`.
+TEXT = r'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt])*'
+INDEX = r"(?:0|[1-9][0-9]{0,8})"
+
+
+def member(*not_named: str) -> str:
+    """A `"key":scalar` member (a key with no escapes) not named any of `not_named`."""
+    names = "|".join(not_named)
+    return rf'"(?!(?:{names})")[A-Za-z0-9_]+":{SCALAR}'
+
+
+def text_of(inside: str) -> str:
+    """The string a `TEXT` match stands for."""
+    return json.loads(f'"{inside}"') if "\\" in inside else inside
