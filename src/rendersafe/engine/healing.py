@@ -44,11 +44,14 @@ class HealerState:
 
     def after(self, text: str) -> HealerState:
         """The state after `text` follows."""
-        brackets = _excess(self.brackets, text)
+        brackets = _excess(self.brackets, text)[-1] if "[" in text or "]" in text else self.brackets
         fence = self.fence
-        for line in text.split("\n"):
-            fence = _next_fence(fence, line)
-        return replace(self, brackets=brackets[-1], fence=fence)
+        if fence is not None or "```" in text or "~~~" in text:  # else no line opens one
+            for line in text.split("\n"):
+                fence = _next_fence(fence, line)
+        if brackets == self.brackets and fence is self.fence:
+            return self
+        return replace(self, brackets=brackets, fence=fence)
 
 
 # The state before a reply: nothing open.

@@ -29,7 +29,7 @@ from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
-from .beacons import LinkBeacons
+from .beacons import LinkBeacons, link_shapes, sent_href
 
 __all__ = ["Judge", "ReplyJudge"]
 
@@ -73,6 +73,8 @@ class ReplyJudge:
         urls: UrlJudge,
         conversation: Conversation | None = None,
         proxy_context: str | None = None,
+        *,
+        links: dict[tuple[str, bool], Verdict | None] | None = None,
     ) -> None:
         self.urls = urls
         self.conversation = conversation
@@ -80,6 +82,9 @@ class ReplyJudge:
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
+        # `peek`'s verdicts on links, shared by the replies of one policy: without a
+        # conversation, a link no channel counts is judged the same in every reply.
+        self._links_peeked = {} if links is None else links
 
     @property
     def policy(self) -> Policy:
@@ -94,6 +99,25 @@ class ReplyJudge:
             verdict = self._judge(raw, role, decode_entities)
             if len(self._cache) < 4096:  # past it, a URL seen again is judged again
                 self._cache[key] = verdict
+        return verdict
+
+    def peek(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict | None:
+        """The verdict `judge` gives `raw` when giving it changes nothing this reply
+        remembers: it was judged before, or (no conversation) it is a link that no
+        link channel counts. Else None, and nothing was judged."""
+        key = (raw, role, decode_entities and "&" in raw)
+        verdict = self._cache.get(key)
+        if verdict is not None or self._tracker is not None or role is not Role.LINK:
+            return verdict  # a conversation's tracker counts every URL judged
+        shared = (raw, key[2])
+        if shared in self._links_peeked:
+            return self._links_peeked[shared]
+        url = self.urls.judge(raw, role, decode_entities=decode_entities).url
+        counted = sent_href(url) is not None and url.parts is not None and link_shapes(url.parts)
+        verdict = None if counted else self._judge(raw, role, decode_entities)
+        if len(self._links_peeked) >= 4096:
+            self._links_peeked.clear()
+        self._links_peeked[shared] = verdict
         return verdict
 
     def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
