@@ -44,7 +44,9 @@ class HealerState:
 
     def after(self, text: str) -> HealerState:
         """The state after `text` follows."""
-        brackets = _excess(self.brackets, text)[-1] if "[" in text or "]" in text else self.brackets
+        brackets = self.brackets
+        for bracket in _BRACKET.findall(text):  # as `_excess` counts, to the last
+            brackets = brackets + 1 if bracket == "[" else max(brackets - 1, 0)
         fence = self.fence
         if fence is not None or "```" in text or "~~~" in text:  # else no line opens one
             for line in text.split("\n"):

@@ -110,8 +110,10 @@ class ReplyJudge:
         if verdict is not None or self._tracker is not None or role is not Role.LINK:
             return verdict  # a conversation's tracker counts every URL judged
         shared = (raw, key[2])
-        if shared in self._links_peeked:
+        try:
             return self._links_peeked[shared]
+        except KeyError:  # not judged yet (or cleared by another thread just now)
+            pass
         url = self.urls.judge(raw, role, decode_entities=decode_entities).url
         counted = sent_href(url) is not None and url.parts is not None and link_shapes(url.parts)
         verdict = None if counted else self._judge(raw, role, decode_entities)
