@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it.helpers import parseLinkDestination
 
-from rendersafe import Result, Sanitizer
+from rendersafe import Policy, Result, Sanitizer
+from rendersafe.config import load_policy
 from rendersafe.units import fast
 from soup import EVIL, problems, soup
 
@@ -164,6 +165,11 @@ def test_the_switch_is_read_when_a_sanitizer_is_built(monkeypatch: pytest.Monkey
     assert Sanitizer().units.fast_path is True
     monkeypatch.delenv(fast.FAST_PATH_VARIABLE)
     assert Sanitizer().units.fast_path is True
+
+
+def test_the_switch_is_no_policy_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fast.FAST_PATH_VARIABLE, "0")
+    assert load_policy() == Policy()  # and no "not a rendersafe setting" warning (an error here)
 
 
 @given(st.text(alphabet="ab()[] \t\n\x7f\x01é&;#x", max_size=40), st.integers(0, 40))

@@ -66,7 +66,7 @@ def _every_anchor(text: str) -> Iterator[tuple[int, str, str]]:
         match = _bare_match(text, anchor)
         if match is not None:
             whole = _trim(match.group())
-            url = _trim(whole.split("](", 1)[0])
+            url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
             if url:
                 yield match.start(), url, whole
 
@@ -88,7 +88,7 @@ def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[in
         # We edit a bare URL up to `](` (what follows is a destination, judged on its
         # own), but judge it whole too: mistune links all of it, backticks included.
         whole = _trim(match.group())
-        url = _trim(whole.split("](", 1)[0])
+        url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
         pos = match.start() + max(len(url), 1)
         if url:
             yield match.start(), url, whole

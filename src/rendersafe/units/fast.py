@@ -42,6 +42,7 @@ import re
 from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination
 
+from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
 from ..engine.judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
@@ -53,8 +54,8 @@ from ..urls import INVISIBLE, Role
 __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled"]
 
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
-FAST_PATH_VARIABLE = "RENDERSAFE_FAST_PATH"
-_PASS_ONLY = ("<", "\\", "]:", "\r", "\x00")
+FAST_PATH_VARIABLE = FAST_PATH_ENV
+_PASS_ONLY = re.compile(r"[<\\\r\x00]|\]:")
 # What `parseLinkDestination` reads before it looks at parens (no `\\` here).
 _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
@@ -92,7 +93,7 @@ def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
 
 def _plain(text: str, carry: Carry) -> bool:
     """Does `text` hold none of what only the pass reads (the conditions above)?"""
-    if any(mark in text for mark in _PASS_ONLY):
+    if _PASS_ONLY.search(text):
         return False
     if "[" in text and (carry.references or carry.lenient_count):
         return False
