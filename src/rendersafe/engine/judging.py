@@ -50,6 +50,9 @@ _NOT_FROM_DATA = frozenset(
 )
 
 
+_CACHED = 4096  # verdicts cached per reply
+
+
 class Judge(Protocol):
     """What a pass asks of a URL judge."""
 
@@ -97,9 +100,20 @@ class ReplyJudge:
         verdict = self._cache.get(key)
         if verdict is None:
             verdict = self._judge(raw, role, decode_entities)
-            if len(self._cache) < 4096:  # past it, a URL seen again is judged again
+            if len(self._cache) < _CACHED:  # past it, a URL seen again is judged again
                 self._cache[key] = verdict
         return verdict
+
+    @property
+    def remembers_every_url(self) -> bool:
+        """Does judging any URL change what this reply remembers? With a conversation
+        it does: its tracker joins the pieces of every URL judged."""
+        return self._tracker is not None
+
+    def caches(self, count: int) -> bool:
+        """Will the verdicts on `count` more URLs all be cached (so judging one of them
+        again changes nothing)?"""
+        return len(self._cache) + count < _CACHED
 
     def peek(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict | None:
         """The verdict `judge` gives `raw` when giving it changes nothing this reply

@@ -9,35 +9,45 @@ by construction, findings and carry included. Every condition, and why it is sou
 - not a forced cut, not after one, no prefix (the text sent leaves nothing open):
   those read the unit in a context or close what it leaves open (`settle`);
 - no `<`: no raw HTML, autolink, tag-like text or interleaved span, in any reading;
-- no `&`, no `\\`: entities and escapes read differently per renderer, and neither
-  can change a destination's extent or text here; no `\\r` or NUL: the text is
-  what markdown-it reads (`Normalised`);
+- no `\\`: escapes change extents and pairings; no `\\r` or NUL: the text is what
+  markdown-it reads (`Normalised`);
+- `&` only without `-->` and `]]>`: python-markdown moves entities only after raw
+  HTML or those (`moved_after_raw_html`), so its view is the text; markdown-it's
+  href is decoded as it decodes it (`unescapeAll`), the readings as the pass judges
+  them (entities decoded);
 - no `]:`: every reading of a reference definition holds one (markdown-it's, the
   lenient pass's `references._DEFINITION`, python-markdown's `views`), so this
-  unit defines nothing, and python-markdown's view of it is the text itself;
+  unit defines nothing;
 - no `[` when earlier units defined references (markdown-it or lenient): a use
   here would resolve to them;
 - no `!` before `[` (invisibles between, as `brackets._bang` reads): no image, so
   no image is spent, no label used, no channel counted;
-- no backtick when the unit has `](`: code spans are python-markdown's destination
-  text (`views`); elsewhere code only takes candidates away;
 - after each `](`, every destination reading the backstop judges
   (`inline.destination_readings`), markdown-it's own (`parseLinkDestination`; a
   destination on the next line is left to the pass) and the empty one, and every
-  bare URL (`bare.bare_readings`), each judged as the pass judges it and kept.
-  markdown-it reads a link only after a `](`: code, tables and pairing can only
-  take candidates away, never add or change one, so these are a superset.
+  bare URL (`bare.bare_readings`), each judged as the pass judges it, and kept.
+  markdown-it reads a link only after a `](`; code and pairing only take readings
+  away. Two exceptions, with a backtick: a code span's end restarts the bare URL
+  scan, so every anchor's URL is judged (`any_code`); and python-markdown's view
+  masks code spans, so a destination is certified only when its `(` is balanced on
+  its line with no quote or backtick before the `)`, where the view reads what the
+  text reads (`_python_markdown_view`).
 
-Judging must leave the reply's judge as the pass would: `ReplyJudge.peek` answers
-only when the answer changes nothing it remembers, and the unit goes to the pass
-otherwise (a conversation's URL not judged before; a link with a one-character
-component, a link channel's use).
+Judging must leave the reply's judge as the pass would. Without a conversation,
+`ReplyJudge.peek` answers only when the answer changes nothing the reply remembers
+(the unit goes to the pass when a link with a one-character component, a link
+channel's use, is not judged yet). With one, every URL judged is remembered (its
+tracker joins pieces across URLs): the candidates are judged for real, in order,
+and with the fast path off too (`prescans`), so the state is the same either way
+and the pass's own calls, a subset, are cache hits. That judges a few readings
+the pass alone would not (stricter, never looser).
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 
 from markdown_it.common.utils import unescapeAll
 from markdown_it.helpers import parseLinkDestination
@@ -49,9 +59,9 @@ from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown
 from ..lexical.inline import destination_readings
-from ..urls import INVISIBLE, Role
+from ..urls import INVISIBLE, Role, Verdict
 
-__all__ = ["FAST_PATH_VARIABLE", "certified", "enabled"]
+__all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
@@ -68,6 +78,13 @@ def enabled() -> bool:
     return os.environ.get(FAST_PATH_VARIABLE, "1").strip() != "0"
 
 
+def prescans(judge: Judge) -> bool:
+    """Must `certified` run with the fast path off too? With a conversation, judging
+    a URL changes what the reply remembers, so the fast path judges its candidates
+    for real, and the same calls must be made whether the pass then runs or not."""
+    return isinstance(judge, ReplyJudge) and judge.remembers_every_url
+
+
 def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
     """What the unit pass over `text` would add to `carry`, when it provably changes
     nothing and finds nothing; None when the pass must read it."""
@@ -76,10 +93,18 @@ def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
     candidates = _candidates(text)
     if candidates is None:
         return None
-    for raw, decode in candidates:
-        verdict = judge.peek(raw, Role.LINK, decode_entities=decode)
-        if verdict is None or verdict.action != "keep":
+    if judge.remembers_every_url:
+        # Judged for real, in order, with the pass on or off (`prescans`): the state
+        # is the same either way, and the pass's own calls are cache hits.
+        if not judge.caches(len(candidates)):
             return None
+        verdicts: Iterator[Verdict | None] = (
+            judge.judge(raw, Role.LINK, decode_entities=d) for raw, d in candidates
+        )
+    else:
+        verdicts = (judge.peek(raw, Role.LINK, decode_entities=d) for raw, d in candidates)
+    if any(verdict is None or verdict.action != "keep" for verdict in verdicts):
+        return None
     return Delta(
         references={},
         definitions={},

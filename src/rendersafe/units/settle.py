@@ -110,9 +110,10 @@ class UnitSanitizer:
         prefix = sent.context(unit)
         if prefix != unit.prefix:
             unit = replace(unit, prefix=prefix)
-        if self.fast_path and not (unit.forced or unit.prefix or carry.after_forced_cut):
+        eligible = not (unit.forced or unit.prefix or carry.after_forced_cut)
+        if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
             delta = fast.certified(unit.text, carry, self.rules.judge)
-            if delta is not None:
+            if delta is not None and self.fast_path:
                 sent.record(unit, unit.text)
                 return Settled(unit.text, (), carry.after(delta, unit.text, False))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
