@@ -65,7 +65,8 @@ __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
-_PASS_ONLY = re.compile(r"[<\\\r\x00]|\]:")
+# `in` finds each at C speed (memchr); one regular expression over all is slower.
+_PASS_ONLY = ("<", "\\", "]:", "\r", "\x00")
 # What `parseLinkDestination` reads before it looks at parens (no `\\` here).
 _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
@@ -118,12 +119,12 @@ def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
 
 def _plain(text: str, carry: Carry) -> bool:
     """Does `text` hold none of what only the pass reads (the conditions above)?"""
-    if _PASS_ONLY.search(text):
+    if any(mark in text for mark in _PASS_ONLY):
         return False
     if "[" in text and (carry.references or carry.lenient_count):
         return False
-    if "!" in text and _IMAGE.search(text):
-        return False
+    if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
+        return False  # (the invisibles are not ASCII)
     # python-markdown moves entities after `-->` or `]]>` out of the way.
     return "&" not in text or ("-->" not in text and "]]>" not in text)
 
