@@ -6,7 +6,8 @@
 For each case: sanitise (never a `SanitizeError`), render the output with every Python
 renderer (and, with --js, every JavaScript renderer in tests/js, in batches), and check
 that nothing is fetched off the allowlist, no script URL and no event handler survive,
-the output is idempotent, and streaming in random chunks equals the one-shot run. With
+the output is idempotent, streaming in random chunks equals the one-shot run, and the
+output and findings are the same with the fast path forced off (`fast path != pass`). With
 --js, a sample of the output's prefixes (a stream's client renders each prefix it gets)
 is also healed by remend and rendered, as Streamdown does (`... (prefix)` classes).
 Prints the count per class of failure and writes each failing input to --out.
@@ -31,6 +32,10 @@ from rendersafe import Sanitizer  # noqa: E402
 from soup import ATOMS, INGREDIENTS, page_problems, problems  # noqa: E402
 
 S = Sanitizer()
+# The same sanitiser with the fast path (src/rendersafe/units/fast.py) forced off: each
+# case's output and findings must be the same with it on (`S`) and off.
+SLOW = Sanitizer()
+SLOW.units.fast_path = False
 # Prefixes healed and rendered per case: cuts next to punctuation, where healing
 # differs, then a few anywhere.
 PREFIXES = 48
@@ -45,12 +50,15 @@ def case(rng: random.Random, atoms: tuple[str, ...] = ATOMS) -> str:
 def check(text: str, rng: random.Random) -> list[str]:
     """The classes of failure of one case (Python renderers)."""
     try:
-        output = S.run(text).text
+        result = S.run(text)
     except Exception as exc:
         return [f"refused: {type(exc).__name__}"]
+    output = result.text
     failures = [
         p.split(":")[0] + ": " + p.split(": ", 1)[1].split(" <")[0] for p in problems(output)
     ]
+    if S.units.fast_path and SLOW.run(text) != result:
+        failures.append("fast path != pass")
     if S.run(output).text != output:
         failures.append("not idempotent")
     stream, size, sent = S.stream(), rng.randint(1, 9), ""

@@ -29,6 +29,7 @@ from .policy import ImageProxy, Policy, Thresholds
 __all__ = [
     "AUDIT_KEY_ENV",
     "ENV_PREFIX",
+    "FAST_PATH_ENV",
     "POLICY_FILE_ENV",
     "load_policy",
     "policy_from_env",
@@ -39,8 +40,9 @@ __all__ = [
 ENV_PREFIX = "RENDERSAFE_"
 POLICY_FILE_ENV = "RENDERSAFE_POLICY_FILE"
 AUDIT_KEY_ENV = "RENDERSAFE_AUDIT_KEY"  # keys the audit log's URL hashes
+FAST_PATH_ENV = "RENDERSAFE_FAST_PATH"  # `0`: no unit skips the pass (`units.fast`)
 # Settings of the process, not of the policy: ignored here.
-NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV})
+NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV, FAST_PATH_ENV})
 _NESTED: dict[str, type[Thresholds] | type[ImageProxy]] = {
     "thresholds": Thresholds,
     "image_proxy": ImageProxy,

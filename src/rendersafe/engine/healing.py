@@ -44,11 +44,16 @@ class HealerState:
 
     def after(self, text: str) -> HealerState:
         """The state after `text` follows."""
-        brackets = _excess(self.brackets, text)
+        brackets = self.brackets
+        for bracket in _BRACKET.findall(text):  # as `_excess` counts, to the last
+            brackets = brackets + 1 if bracket == "[" else max(brackets - 1, 0)
         fence = self.fence
-        for line in text.split("\n"):
-            fence = _next_fence(fence, line)
-        return replace(self, brackets=brackets[-1], fence=fence)
+        if fence is not None or "```" in text or "~~~" in text:  # else no line opens one
+            for line in text.split("\n"):
+                fence = _next_fence(fence, line)
+        if brackets == self.brackets and fence is self.fence:
+            return self
+        return replace(self, brackets=brackets, fence=fence)
 
 
 # The state before a reply: nothing open.

@@ -29,7 +29,7 @@ from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
-from .beacons import LinkBeacons
+from .beacons import LinkBeacons, link_shapes, sent_href
 
 __all__ = ["Judge", "ReplyJudge"]
 
@@ -48,6 +48,9 @@ _NOT_FROM_DATA = frozenset(
         Reason.INVISIBLE_CHARACTERS,
     }
 )
+
+
+_CACHED = 4096  # verdicts cached per reply
 
 
 class Judge(Protocol):
@@ -73,6 +76,8 @@ class ReplyJudge:
         urls: UrlJudge,
         conversation: Conversation | None = None,
         proxy_context: str | None = None,
+        *,
+        links: dict[tuple[str, bool], Verdict | None] | None = None,
     ) -> None:
         self.urls = urls
         self.conversation = conversation
@@ -80,6 +85,9 @@ class ReplyJudge:
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
+        # `peek`'s verdicts on links, shared by the replies of one policy: without a
+        # conversation, a link no channel counts is judged the same in every reply.
+        self._links_peeked = {} if links is None else links
 
     @property
     def policy(self) -> Policy:
@@ -92,8 +100,40 @@ class ReplyJudge:
         verdict = self._cache.get(key)
         if verdict is None:
             verdict = self._judge(raw, role, decode_entities)
-            if len(self._cache) < 4096:  # past it, a URL seen again is judged again
+            if len(self._cache) < _CACHED:  # past it, a URL seen again is judged again
                 self._cache[key] = verdict
+        return verdict
+
+    @property
+    def remembers_every_url(self) -> bool:
+        """Does judging any URL change what this reply remembers? With a conversation
+        it does: its tracker joins the pieces of every URL judged."""
+        return self._tracker is not None
+
+    def caches(self, count: int) -> bool:
+        """Will the verdicts on `count` more URLs all be cached (so judging one of them
+        again changes nothing)?"""
+        return len(self._cache) + count < _CACHED
+
+    def peek(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict | None:
+        """The verdict `judge` gives `raw` when giving it changes nothing this reply
+        remembers: it was judged before, or (no conversation) it is a link that no
+        link channel counts. Else None, and nothing was judged."""
+        key = (raw, role, decode_entities and "&" in raw)
+        verdict = self._cache.get(key)
+        if verdict is not None or self._tracker is not None or role is not Role.LINK:
+            return verdict  # a conversation's tracker counts every URL judged
+        shared = (raw, key[2])
+        try:
+            return self._links_peeked[shared]
+        except KeyError:  # not judged yet (or cleared by another thread just now)
+            pass
+        url = self.urls.judge(raw, role, decode_entities=decode_entities).url
+        counted = sent_href(url) is not None and url.parts is not None and link_shapes(url.parts)
+        verdict = None if counted else self._judge(raw, role, decode_entities)
+        if len(self._links_peeked) >= 4096:
+            self._links_peeked.clear()
+        self._links_peeked[shared] = verdict
         return verdict
 
     def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:

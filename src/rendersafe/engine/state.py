@@ -68,6 +68,10 @@ class Compiled:
     markers: Markers
     link_schemes: frozenset[str]
     judge: Judge
+    # Verdicts on links that no reply remembers (`ReplyJudge.peek`), for every reply.
+    links: dict[tuple[str, bool], Verdict | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, policy: Policy) -> Compiled:
@@ -82,7 +86,8 @@ class Compiled:
     ) -> Compiled:
         """These rules, judging one reply's URLs with what its conversation says, and
         signing its proxied images for `proxy_context`."""
-        return replace(self, judge=ReplyJudge(self.urls, conversation, proxy_context))
+        judge = ReplyJudge(self.urls, conversation, proxy_context, links=self.links)
+        return replace(self, judge=judge)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ decided before.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 from ..engine.edits import Edit
 from ..engine.regions import Regions
@@ -17,7 +18,7 @@ from ..findings import Action, Construct
 from ..urls import Role
 from .decide import WINDOW, judge_reading
 
-__all__ = ["bare_urls"]
+__all__ = ["bare_readings", "bare_urls"]
 
 # Bare URLs as the most generous renderer reads them: marked links `https://` even
 # inside a word, remark links `www.` after any punctuation, linkify-it links a bare
@@ -38,7 +39,41 @@ _TRAILING = ".,:;!?*_~'\""
 
 def bare_urls(ps: Pass, code: Regions) -> None:
     """Judge every bare URL outside `code` and what was decided."""
-    text = ps.source.text
+
+    def decided(at: int) -> int | None:
+        if at in code or at in ps.claimed:
+            # Decided already; a URL right after the code or construct is not.
+            return max(code.end_of(at), ps.claimed.end_of(at))
+        return None
+
+    for start, url, whole in _found(ps.source.text, decided):
+        _bare_url(ps, start, url, whole)
+
+
+def bare_readings(text: str, *, any_code: bool = False) -> Iterator[str]:
+    """Every URL `bare_urls` may judge in `text` when none of it is decided, and none
+    of it is code (`any_code`: whatever is code, every anchor's URL)."""
+    found = _every_anchor(text) if any_code else _found(text, lambda _at: None)
+    for _start, url, whole in found:
+        yield _absolute(url)
+        if whole != url:
+            yield _absolute(whole)
+
+
+def _every_anchor(text: str) -> Iterator[tuple[int, str, str]]:
+    """The bare URL of every anchor: code and decisions only skip some of them."""
+    for anchor in URLISH.finditer(text):
+        match = _bare_match(text, anchor)
+        if match is not None:
+            whole = _trim(match.group())
+            url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
+            if url:
+                yield match.start(), url, whole
+
+
+def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[int, str, str]]:
+    """Each bare URL (where it starts, it up to `](`, it whole) not in what `decided`
+    says was decided (it gives where that ends), asked again after each URL."""
     pos = 0
     for anchor in URLISH.finditer(text):
         if anchor.start() < pos:
@@ -46,17 +81,17 @@ def bare_urls(ps: Pass, code: Regions) -> None:
         match = _bare_match(text, anchor)
         if match is None:
             continue
-        if match.start() in code or match.start() in ps.claimed:
-            # Decided already; a URL right after the code or construct is not.
-            pos = max(code.end_of(match.start()), ps.claimed.end_of(match.start()))
+        end = decided(match.start())
+        if end is not None:
+            pos = end
             continue
         # We edit a bare URL up to `](` (what follows is a destination, judged on its
         # own), but judge it whole too: mistune links all of it, backticks included.
         whole = _trim(match.group())
-        url = _trim(whole.split("](", 1)[0])
+        url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
         pos = match.start() + max(len(url), 1)
         if url:
-            _bare_url(ps, match.start(), url, whole)
+            yield match.start(), url, whole
 
 
 def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:

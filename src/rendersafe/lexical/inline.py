@@ -17,7 +17,7 @@ from .brackets import Bracket, Pairing
 from .decide import WINDOW, judge_reading, neutralise
 from .destinations import PythonMarkdown, joined
 
-__all__ = ["inline_constructs", "python_markdown_constructs"]
+__all__ = ["destination_readings", "inline_constructs", "python_markdown_constructs"]
 
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
@@ -40,18 +40,26 @@ def inline_constructs(ps: Pass, brackets: list[Bracket]) -> None:
 
 
 def _inline_construct(ps: Pass, bracket: Bracket, python_markdown: list[PythonMarkdown]) -> None:
-    text, pos = ps.source.text, bracket.close + 2
-    readings = _destinations(text, pos)
-    if _may_span_lines(text, pos):
-        if not python_markdown:
-            python_markdown.append(PythonMarkdown.index(text))
-        readings += _python_markdown(python_markdown[0], pos)
+    readings = destination_readings(ps.source.text, bracket.close + 2, python_markdown)
     role = Role.IMAGE if bracket.bang >= 0 else Role.LINK
     for url, end in dict.fromkeys(readings):
         verdict = judge_reading(ps, url, role)
         if verdict is not None:
             neutralise(ps, bracket, end, verdict, reference=False)
             return
+
+
+def destination_readings(
+    text: str, pos: int, python_markdown: list[PythonMarkdown]
+) -> list[Reading]:
+    """Every reading of the destination after `](` at `pos - 2`, each with where the
+    construct ends (`python_markdown`: the text indexed for python-markdown, on first need)."""
+    readings = _destinations(text, pos)
+    if _may_span_lines(text, pos):
+        if not python_markdown:
+            python_markdown.append(PythonMarkdown.index(text))
+        readings += _python_markdown(python_markdown[0], pos)
+    return readings
 
 
 def python_markdown_constructs(ps: Pass, pairing: Pairing) -> None:

@@ -37,6 +37,7 @@ from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
 from ..markdown.rules import walk
 from ..policy import Policy
+from . import fast
 from .fallback import boundary_finding, neutralise_unit, unsettled_finding
 from .forced_cut import close_openers
 from .placement import Placement
@@ -83,9 +84,12 @@ class _Reading:
 class UnitSanitizer:
     """Sanitises units in order under one compiled policy."""
 
-    def __init__(self, rules: Compiled, md: MarkdownIt) -> None:
+    def __init__(self, rules: Compiled, md: MarkdownIt, *, fast_path: bool | None = None) -> None:
         self.rules = rules
         self.md = md
+        # Units provably left unchanged skip the pass (`fast`); None: as the
+        # environment says (`RENDERSAFE_FAST_PATH=0` turns it off).
+        self.fast_path = fast.enabled() if fast_path is None else fast_path
 
     def for_reply(
         self, conversation: Conversation | None, proxy_context: str | None = None
@@ -93,7 +97,8 @@ class UnitSanitizer:
         """A sanitiser for one reply (a run or a stream), judging its URLs with what
         `conversation` says and with the URLs of the reply before them, and signing its
         proxied images for `proxy_context`."""
-        return UnitSanitizer(self.rules.for_reply(conversation, proxy_context), self.md)
+        rules = self.rules.for_reply(conversation, proxy_context)
+        return UnitSanitizer(rules, self.md, fast_path=self.fast_path)
 
     @property
     def policy(self) -> Policy:
@@ -102,7 +107,15 @@ class UnitSanitizer:
 
     def settle(self, unit: Unit, carry: Carry, sent: SentText, context: dict[str, str]) -> Settled:
         """Sanitise `unit` to a fixpoint, read inside what the text sent left open."""
-        unit = replace(unit, prefix=sent.context(unit))
+        prefix = sent.context(unit)
+        if prefix != unit.prefix:
+            unit = replace(unit, prefix=prefix)
+        eligible = not (unit.forced or unit.prefix or carry.after_forced_cut)
+        if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
+            delta = fast.certified(unit.text, carry, self.rules.judge)
+            if delta is not None and self.fast_path:
+                sent.record(unit, unit.text)
+                return Settled(unit.text, (), carry.after(delta, unit.text, False))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
         current, findings = self._to_fixpoint(unit, carry, first, context)
         if current.text != unit.text and not unit.forced and not unit.prefix:

@@ -1,0 +1,195 @@
+"""The fast path: a unit no step of a pass could change, found without parsing it.
+
+Most units of most replies need no change. `certified` shows it for a unit with a
+few scans in C and one judge call per URL a reading could take from it, and the
+unit pass (parse, regions, brackets, walk, backstop) is skipped. It certifies only
+what it can show; anything else goes through the pass, so the output is the pass's
+by construction, findings and carry included. Every condition, and why it is sound:
+
+- not a forced cut, not after one, no prefix (the text sent leaves nothing open):
+  those read the unit in a context or close what it leaves open (`settle`);
+- no `<`: no raw HTML, autolink, tag-like text or interleaved span, in any reading;
+- no `\\`: escapes change extents and pairings; no `\\r` or NUL: the text is what
+  markdown-it reads (`Normalised`);
+- `&` only without `-->` and `]]>`: python-markdown moves entities only after raw
+  HTML or those (`moved_after_raw_html`), so its view is the text; markdown-it's
+  href is decoded as it decodes it (`unescapeAll`), the readings as the pass judges
+  them (entities decoded);
+- no `]:`: every reading of a reference definition holds one (markdown-it's, the
+  lenient pass's `references._DEFINITION`, python-markdown's `views`), so this
+  unit defines nothing;
+- no `[` when earlier units defined references (markdown-it or lenient): a use
+  here would resolve to them;
+- no `!` before `[` (invisibles between, as `brackets._bang` reads): no image, so
+  no image is spent, no label used, no channel counted;
+- after each `](`, every destination reading the backstop judges
+  (`inline.destination_readings`), markdown-it's own (`parseLinkDestination`; a
+  destination on the next line is left to the pass) and the empty one, and every
+  bare URL (`bare.bare_readings`), each judged as the pass judges it, and kept.
+  markdown-it reads a link only after a `](`; code and pairing only take readings
+  away. Two exceptions, with a backtick: a code span's end restarts the bare URL
+  scan, so every anchor's URL is judged (`any_code`); and python-markdown's view
+  masks code spans, so a destination is certified only when its `(` is balanced on
+  its line with no quote or backtick before the `)`, where the view reads what the
+  text reads (`_python_markdown_view`).
+
+Judging must leave the reply's judge as the pass would. Without a conversation,
+`ReplyJudge.peek` answers only when the answer changes nothing the reply remembers
+(the unit goes to the pass when a link with a one-character component, a link
+channel's use, is not judged yet). With one, every URL judged is remembered (its
+tracker joins pieces across URLs): the candidates are judged for real, in order,
+and with the fast path off too (`prescans`), so the state is the same either way
+and the pass's own calls, a subset, are cache hits. That judges a few readings
+the pass alone would not (stricter, never looser).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from markdown_it.common.utils import unescapeAll
+from markdown_it.helpers import parseLinkDestination
+
+from ..config import FAST_PATH_ENV
+from ..engine.carry import Carry, Delta
+from ..engine.judging import Judge, ReplyJudge
+from ..lexical.bare import bare_readings
+from ..lexical.decide import WINDOW
+from ..lexical.destinations import PythonMarkdown
+from ..lexical.inline import destination_readings
+from ..urls import INVISIBLE, Role, Verdict
+
+__all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
+
+# `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
+FAST_PATH_VARIABLE = FAST_PATH_ENV
+# `in` finds each at C speed (memchr); one regular expression over all is slower.
+_PASS_ONLY = ("<", "\\", "]:", "\r", "\x00")
+# What `parseLinkDestination` reads before it looks at parens (no `\\` here).
+_DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
+_PAREN = re.compile(r"[()]")
+_OPEN = re.compile(r"\(\s*")  # as `destinations` opens one
+_IMAGE = re.compile("!" + INVISIBLE.pattern + r"*\[")
+
+
+def enabled() -> bool:
+    """Is the fast path on (it is unless `RENDERSAFE_FAST_PATH` is `0`)?"""
+    return os.environ.get(FAST_PATH_VARIABLE, "1").strip() != "0"
+
+
+def prescans(judge: Judge) -> bool:
+    """Must `certified` run with the fast path off too? With a conversation, judging
+    a URL changes what the reply remembers, so the fast path judges its candidates
+    for real, and the same calls must be made whether the pass then runs or not."""
+    return isinstance(judge, ReplyJudge) and judge.remembers_every_url
+
+
+def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
+    """What the unit pass over `text` would add to `carry`, when it provably changes
+    nothing and finds nothing; None when the pass must read it."""
+    if not isinstance(judge, ReplyJudge) or not _plain(text, carry):
+        return None
+    candidates = _candidates(text)
+    if candidates is None:
+        return None
+    if judge.remembers_every_url:
+        # Judged for real, in order, with the pass on or off (`prescans`): the state
+        # is the same either way, and the pass's own calls are cache hits.
+        if not judge.caches(len(candidates)):
+            return None
+        verdicts: Iterator[Verdict | None] = (
+            judge.judge(raw, Role.LINK, decode_entities=d) for raw, d in candidates
+        )
+    else:
+        verdicts = (judge.peek(raw, Role.LINK, decode_entities=d) for raw, d in candidates)
+    if any(verdict is None or verdict.action != "keep" for verdict in verdicts):
+        return None
+    return Delta(
+        references={},
+        definitions={},
+        lenient=(),
+        image_labels=frozenset(),
+        images_kept=carry.images_kept,
+        image_channels=carry.image_channels,
+        healer=carry.healer.after(text),
+    )
+
+
+def _plain(text: str, carry: Carry) -> bool:
+    """Does `text` hold none of what only the pass reads (the conditions above)?"""
+    if any(mark in text for mark in _PASS_ONLY):
+        return False
+    if "[" in text and (carry.references or carry.lenient_count):
+        return False
+    if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
+        return False  # (the invisibles are not ASCII)
+    # python-markdown moves entities after `-->` or `]]>` out of the way.
+    return "&" not in text or ("-->" not in text and "]]>" not in text)
+
+
+def _candidates(text: str) -> dict[tuple[str, bool], None] | None:
+    """Every URL a pass over `text` may judge as a link, with whether it decodes
+    entities, each once (readings agree on most URLs); None when one of them is not
+    read here."""
+    found: dict[tuple[str | None, bool], None] = {}
+    code = "`" in text
+    at = text.find("](")
+    if at >= 0:
+        found["", False] = None  # markdown-it's href when the destination does not parse
+    python_markdown: list[PythonMarkdown] = []
+    while at >= 0:
+        pos = at + 2
+        found[_markdown_it_destination(text, pos), False] = None
+        for url, _end in destination_readings(text, pos, python_markdown):
+            found[url, True] = None
+        if code:  # python-markdown has a view of its own only where it reads code
+            found[_python_markdown_view(text, pos)] = None
+        at = text.find("](", pos)
+    found.update(dict.fromkeys((url, True) for url in bare_readings(text, any_code=code)))
+    if (None, False) in found or (None, True) in found:
+        return None
+    return {(url, decode): None for url, decode in found if url is not None}
+
+
+def _python_markdown_view(text: str, pos: int) -> tuple[str | None, bool]:
+    """The destination python-markdown's view reads after `(` at `pos - 1`
+    (`inline.python_markdown_constructs`), None when it may differ from the text's.
+
+    The view masks its code spans (`View.masked`). A span over `pos` hides the
+    `](`; one before it changes no paren or quote after it. So when the `(` is
+    balanced by a `)` on its line, with no quote or backtick between, the view reads
+    what the text reads, as `PythonMarkdown.span` does: to that `)`, since no quote
+    and no paragraph end comes first (a `<` would be an angle destination)."""
+    line_end = text.find("\n", pos)
+    close, depth = -1, 0
+    for paren in _PAREN.finditer(text, pos, len(text) if line_end < 0 else line_end):
+        if paren.group() == "(":
+            depth += 1
+        elif depth == 0:
+            close = paren.start()
+            break
+        else:
+            depth -= 1
+    if close < 0 or any(c in text[pos:close] for c in "`\"'"):
+        return None, True
+    start = _OPEN.match(text, pos - 1)
+    begin = pos if start is None else start.end()
+    return text[begin : max(begin, min(close, pos + WINDOW))].strip(), True
+
+
+def _markdown_it_destination(text: str, pos: int) -> str | None:
+    """markdown-it's href for a link whose `(` is at `pos - 1`, read on its line as
+    its inline rule reads it (None: it starts on a later line)."""
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    if text.startswith("\n", pos):
+        return None
+    run = _DESTINATION_RUN.match(text, pos)
+    if run is not None and "(" not in run.group():
+        # Nothing to balance: markdown-it's loop ends at the first `)`.
+        href = run.group().partition(")")[0]
+        return unescapeAll(href) if href else ""
+    found = parseLinkDestination(text, pos, len(text))
+    return found.str if found.ok else ""

@@ -1,0 +1,187 @@
+"""The fast path (`units.fast`) changes nothing but the time: with it on and forced
+off, every output and every finding is the same, byte for byte, on the benchmark
+corpus and on soup built to reach it, with and without a conversation, streamed and
+one-shot. The rest of the suite runs with it on, and `.ci/run` runs the fuzz,
+renderer and property tests again with `RENDERSAFE_FAST_PATH=0`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it.helpers import parseLinkDestination
+
+from rendersafe import Policy, Result, Sanitizer
+from rendersafe.config import load_policy
+from rendersafe.units import fast
+from soup import EVIL, problems, soup
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+from corpus import corpus
+
+ON, OFF = Sanitizer(), Sanitizer()
+OFF.units.fast_path = False
+ON.units.fast_path = True
+CONVERSATION = [
+    "My key is sk-live-9f8e7d6c5b4a3f2e1d0c and my e-mail is dana.whitfield@example.com.",
+    "Our docs are at https://docs.example.com/guide and the ticket is 48213.",
+    "my key is a8Fk2mQ9xZ3vL7pW",
+]
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+# What the fast path reads: links and bare URLs of every shape the judge tells apart
+# (data, link channels, script URLs, hosts of the conversation), and the characters
+# its conditions are about, each mixed with prose it certifies.
+NEAR_MISSES = (
+    "[", "]", "](", ")", "(", "!", "`", "``", "```", "~~~", "    ", "\n", "\n\n", "> ", "- ",
+    "| a | b |\n|---|---|\n| ", "# ", "\t", " ", '"', "'", "&", "&amp;", "-->", "]]>", ":",
+    "\u200b", "\u00a0", "é", "word ", "See the docs ", "[the docs](", "[a](<", "[r]", "[r]:",
+    "https://docs.python.org/3/library/csv.html", "https://github.com/python/cpython/pull/1",
+    "https://e.example/c/a", "https://e.example/c/b", "https://e.example/c/c",
+    "https://e.example/c/d", "https://e.example/c/e", "https://e.example/?q=x",
+    "https://docs.example.com/guide", "https://docs.example.com/?t=48213",
+    "https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c", "https://evil.example/48", "213",
+    "mailto:dana.whitfield@example.com", "dana.whitfield@example.com", "example.com/path",
+    "www.example.org/w", EVIL, "javascript:alert(1)", "//evil.example/y.png",
+    "https://en.wikipedia.org/wiki/Foo_(bar)", "(x)", "((", "))",
+    "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.png",
+)  # fmt: skip
+near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
+mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
+
+
+def same(text: str, *, conversation: list[str] | None = None, size: int = 0) -> Result:
+    """The result with the fast path on, after asserting it is the one with it off."""
+    on, off = (_result(s, text, conversation, size) for s in (ON, OFF))
+    assert on.text == off.text
+    assert on.findings == off.findings
+    return on
+
+
+def _result(s: Sanitizer, text: str, conversation: list[str] | None, size: int) -> Result:
+    if not size:
+        return s.run(text, conversation=conversation)
+    stream = s.stream(conversation=conversation)
+    out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+    out += stream.close()
+    return Result(text=out, findings=stream.findings)
+
+
+@pytest.fixture(scope="module")
+def replies() -> list[str]:
+    return corpus(1_500_000)
+
+
+def test_the_corpus_is_the_same_with_and_without_the_fast_path(replies: list[str]) -> None:
+    changed = sum(same(reply).text != reply for reply in replies)
+    assert changed == 65  # the corpus's attacks, as bench_sanitize counts them
+
+
+def test_the_corpus_streamed_and_with_a_conversation_is_the_same(replies: list[str]) -> None:
+    for i, reply in enumerate(replies[::3]):
+        same(reply, size=5 + i % 60)
+        same(reply, conversation=CONVERSATION)
+
+
+def test_the_fast_path_certifies_most_of_the_corpus(replies: list[str]) -> None:
+    # Without this, the comparisons above would hold for a fast path that never runs.
+    seen, certified = 0, 0
+    original = fast.certified
+
+    def counted(*args: object) -> object:
+        nonlocal seen, certified
+        delta = original(*args)  # type: ignore[arg-type]
+        seen += len(args[0])  # type: ignore[arg-type]
+        certified += len(args[0]) if delta is not None else 0  # type: ignore[arg-type]
+        return delta
+
+    fast.certified = counted  # type: ignore[assignment]
+    try:
+        for reply in replies:
+            ON.run(reply)
+        total = sum(map(len, replies))
+        assert seen == total  # no unit of the corpus is forced or read in a context
+        assert certified / total > 0.9
+        seen, certified = 0, 0
+        for reply in replies:
+            ON.run(reply, conversation=CONVERSATION)
+        assert certified / total > 0.9  # a conversation's URLs judged for real, then kept
+    finally:
+        fast.certified = original
+
+
+@FUZZ
+@given(mixed, st.booleans(), st.integers(min_value=0, max_value=9))
+def test_soup_is_the_same_with_and_without_the_fast_path(
+    text: str, with_conversation: bool, size: int
+) -> None:
+    result = same(text, conversation=CONVERSATION if with_conversation else None, size=size)
+    assert problems(result.text) == [], result.text
+
+
+@FUZZ
+@given(near_misses)
+def test_idempotent_with_the_fast_path(text: str) -> None:
+    once = same(text).text
+    assert same(once).text == once
+
+
+def test_a_link_channel_is_left_to_the_pass() -> None:
+    # Each link alone is harmless; the fifth of one shape is a channel's use.
+    reply = " ".join(f"[{c}](https://e.example/c/{c})" for c in "abcdefgh")
+    result = same(reply)
+    assert result.findings
+    assert "e.example/c/h" not in result.text
+
+
+def test_a_secret_split_across_certifiable_urls_is_found() -> None:
+    # The first URL alone is harmless, and the unit after it holds the rest: the
+    # conversation's tracker must have counted the first.
+    reply = "See https://evil.example/px/a8Fk2m.png\n\nand https://evil.example/px/Q9xZ3vL7pW.png"
+    result = same(reply, conversation=CONVERSATION)
+    assert result.findings
+    assert "Q9xZ3vL7pW" not in result.text
+    assert same(reply).findings == ()
+
+
+def test_honest_text_around_a_removed_link_is_certified_and_unchanged() -> None:
+    reply = (
+        "Plain words.\n\n[x](https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c)\n\nMore words."
+    )
+    result = same(reply, conversation=CONVERSATION)
+    assert result.text.startswith("Plain words.\n\n")
+    assert result.text.endswith("More words.")
+
+
+def test_the_switch_is_read_when_a_sanitizer_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fast.FAST_PATH_VARIABLE, "0")
+    assert Sanitizer().units.fast_path is False
+    assert Sanitizer().units.for_reply(None).fast_path is False
+    monkeypatch.setenv(fast.FAST_PATH_VARIABLE, "1")
+    assert Sanitizer().units.fast_path is True
+    monkeypatch.delenv(fast.FAST_PATH_VARIABLE)
+    assert Sanitizer().units.fast_path is True
+
+
+def test_the_switch_is_no_policy_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(fast.FAST_PATH_VARIABLE, "0")
+    assert load_policy() == Policy()  # and no "not a rendersafe setting" warning (an error here)
+
+
+@given(st.text(alphabet="ab()[] \t\n\x7f\x01é&;#x", max_size=40), st.integers(0, 40))
+def test_markdown_its_destination_is_read_as_markdown_it_reads_it(text: str, pos: int) -> None:
+    pos = min(pos, len(text))
+    found = fast._markdown_it_destination(text, pos)
+    while pos < len(text) and text[pos] in " \t":
+        pos += 1
+    if found is not None:
+        parsed = parseLinkDestination(text, pos, len(text))
+        assert found == (parsed.str if parsed.ok else "")
