@@ -81,6 +81,13 @@ class Segmenter:
         """The length of the current unit so far."""
         return self._length + len(self._line)
 
+    @property
+    def room(self) -> int:
+        """How many characters holding no line end `push` would now only add to the
+        current line, ending no unit: 0 at a line start, whose first character
+        decides a cut, and never past the hold limit."""
+        return self.limit - self._length - len(self._line) if self._head_decided else 0
+
     def may_cut(self, added: int, line_ends: int) -> bool:
         """Could pushing `added` more characters holding at most `line_ends` line ends
         complete a unit? A cut needs the hold limit passed, or a risky unit and a line
