@@ -23,7 +23,10 @@ from rendersafe import (
     asanitize_stream,
     sanitize,
     sanitize_stream,
+    streaming,
 )
+from rendersafe.engine import triggers
+from rendersafe.units.segment import Segmenter, Unit
 from test_properties import mixed
 
 CASES = all_cases()
@@ -331,21 +334,18 @@ def test_a_neutralised_unit_keeps_what_a_stream_sent_of_a_glued_word(
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Spy on the real segmenter and `sendable`: how many characters each reads."""
-    from rendersafe import streaming
-    from rendersafe.units.segment import Segmenter
-
     read: list[int] = []
-    pending = Segmenter.pending.fget
-    push, sendable = Segmenter.push, streaming.sendable
+    pending = Segmenter.__dict__["pending"].fget
+    push, sendable = Segmenter.push, triggers.sendable
 
     def spy_pending(self: Segmenter) -> str:
-        text = pending(self)  # type: ignore[misc]
+        text: str = pending(self)
         read.append(len(text))
         return text
 
-    def spy_push(self: Segmenter, text: str) -> list[object]:
+    def spy_push(self: Segmenter, text: str) -> list[Unit]:
         read.append(len(text))
-        return push(self, text)  # type: ignore[return-value]
+        return push(self, text)
 
     def spy_sendable(text: str, *, final: bool) -> tuple[int, bool]:
         read.append(len(text))

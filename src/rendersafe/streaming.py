@@ -121,8 +121,10 @@ class StreamSanitizer:
         if self._taking and isinstance(chunk, str):
             try:
                 size = len(chunk)
-                if size <= self._room and "\n" not in chunk and (
-                    self._held_from is not None or _MAY_SEND.isdisjoint(chunk)
+                if (
+                    size <= self._room
+                    and "\n" not in chunk
+                    and (self._held_from is not None or _MAY_SEND.isdisjoint(chunk))
                 ):
                     # The common chunk only adds to the current line and lets nothing
                     # more be sent: a few steps, whatever the unit holds.
@@ -194,14 +196,19 @@ class StreamSanitizer:
         # peak is taken here (and when read).
         size = len(chunk)
         held = self._length - self._sent
-        if held > self._most_held:
+        if held > self._most_held:  # noqa: PLR1730  (max() costs a call, per chunk)
             self._most_held = held
         if size <= self._room and "\n" not in chunk:
             self._room -= size
             self._mid_line.append(chunk)
             units: list[Unit] = []
         else:
-            units = self._segmented().push(chunk)
+            text = chunk
+            if self._mid_line:  # one push for what waited and the chunk
+                self._mid_line.append(chunk)
+                text = "".join(self._mid_line)
+                self._mid_line.clear()
+            units = self._segmenter.push(text)
             self._room = self._segmenter.room
         if units:
             self._length = self._segmenter.length
@@ -209,8 +216,9 @@ class StreamSanitizer:
         else:
             self._length += size
             out = self._send_settled_prefix(chunk)
-        if self._length - self._sent > self._most_held:
-            self._most_held = self._length - self._sent
+        held = self._length - self._sent
+        if held > self._most_held:  # noqa: PLR1730
+            self._most_held = held
         return out
 
     def _segmented(self) -> Segmenter:

@@ -184,10 +184,13 @@ class Segmenter:
         self._lines.append(line)
         self._length += len(line)
         self._risky = self._risky or _risky(line)
-        before = self._context()
-        self._state.track(self._line_head + line)  # the whole line, even if a forced cut split it
+        state = self._state
+        # What `context()` is made of: only when it changed can the context have.
+        opened = (state.fence, state.raw, state.raw_depth)
+        before = self._context() if opened != (None, None, 0) else ""
+        state.track(self._line_head + line)  # the whole line, even if a forced cut split it
         self._line_head = ""
-        if self._context() != before:
+        if (state.fence, state.raw, state.raw_depth) != opened and self._context() != before:
             self._contexts.append((self._length, self._context()))
 
     def _force_while_over(self) -> list[Unit]:
