@@ -23,7 +23,10 @@ from rendersafe import (
     asanitize_stream,
     sanitize,
     sanitize_stream,
+    streaming,
 )
+from rendersafe.engine import triggers
+from rendersafe.units.segment import Segmenter, Unit
 from test_properties import mixed
 
 CASES = all_cases()
@@ -327,3 +330,64 @@ def test_a_neutralised_unit_keeps_what_a_stream_sent_of_a_glued_word(
         assert "".join(pieces) + stream.close() == one_shot
     assert one_shot.startswith("\n\n``&amp;")
     assert "evil.example" not in one_shot
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Spy on the real segmenter and `sendable`: how many characters each reads."""
+    read: list[int] = []
+    pending = Segmenter.__dict__["pending"].fget
+    push, sendable = Segmenter.push, triggers.sendable
+
+    def spy_pending(self: Segmenter) -> str:
+        text: str = pending(self)
+        read.append(len(text))
+        return text
+
+    def spy_push(self: Segmenter, text: str) -> list[Unit]:
+        read.append(len(text))
+        return push(self, text)
+
+    def spy_sendable(text: str, *, final: bool) -> tuple[int, bool]:
+        read.append(len(text))
+        return sendable(text, final=final)
+
+    monkeypatch.setattr(Segmenter, "pending", property(spy_pending))
+    monkeypatch.setattr(Segmenter, "push", spy_push)
+    monkeypatch.setattr(streaming, "sendable", spy_sendable)
+    return read
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" + "held back until the unit ends " * 250,  # one long held line
+        "see " + "x" * 7000 + " after",  # one long word, still being sent
+        "words and more words,\n" * 300,  # short lines, sent as they come
+    ],
+)
+def test_work_per_chunk_is_the_chunks(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """Streaming never reads the held text again per chunk: what the segmenter and
+    `sendable` read over a reply fed in 4-character chunks is a few times the reply,
+    not the held text once per chunk (that was quadratic in the hold limit)."""
+    expected = S.run(text).text
+    read = _reads(monkeypatch)
+    stream = Sanitizer().stream()
+    out = "".join(stream.feed(text[i : i + 4]) for i in range(0, len(text), 4))
+    out += stream.close()
+    assert out == expected
+    assert sum(read) <= 8 * len(text)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=mixed, size=st.integers(1, 9))
+def test_most_held_is_the_peak_after_any_chunk(text: str, size: int) -> None:
+    """`most_held` is the most `held` read after any chunk, though it is not
+    recomputed per chunk."""
+    stream = Sanitizer().stream()
+    peak = 0
+    for i in range(0, len(text), size):
+        stream.feed(text[i : i + size])
+        peak = max(peak, stream.held)
+        assert stream.most_held == peak
+    stream.close()
+    assert stream.most_held == peak

@@ -41,6 +41,10 @@ __all__ = ["StreamSanitizer"]
 StreamState = Literal["open", "closed", "broken"]
 """open: taking chunks; closed: `close()` returned; broken: an error ended it."""
 
+# What in a chunk can let more of a unit be sent or hold it back (`sendable`): a
+# word's end, or an opener's first character.
+_MAY_SEND = frozenset(" \t\n[<!")
+
 Ended = Callable[["StreamSanitizer", "Exception | None"], None]
 """Told once when a stream closes or breaks (with the error), for its span and records."""
 
@@ -60,18 +64,26 @@ class StreamSanitizer:
         self._units = units
         self._monitor = monitor
         self._on_end = on_end
-        self.most_held = 0  # the most characters held back at once
+        self._most_held = 0  # the most held after a chunk, up to the last one that sent
         self._on_finding = on_finding
         self._context = context
         self._segmenter = Segmenter(units.policy.max_hold_chars)
         self._carry = Carry()
         self._sent_text = SentText.streaming(units.policy.max_hold_chars)
         self._findings: list[Finding] = []
+        # The current unit's length, kept here: joining its held lines per chunk to
+        # measure them re-read them.
+        self._length = 0
+        # Chunks that only add to the segmenter's current line, not pushed yet: it
+        # takes them in one push with the next chunk it must read (`Segmenter.room`).
+        self._mid_line: list[str] = []
+        self._room = 0
         self._sent = 0  # characters of the current unit already sent, unchanged
         self._unsent = ""  # the rest of the current unit, while nothing is held
         self._held_from: int | None = None  # where the current unit must start waiting
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._state: StreamState = "open"
+        self._taking = not monitor  # open, and not in shadow mode
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -81,14 +93,19 @@ class StreamSanitizer:
     @property
     def held(self) -> int:
         """Characters received but not sent yet (in shadow mode: none)."""
-        return 0 if self._monitor else self._held()
+        return 0 if self._monitor else self._length - self._sent
+
+    @property
+    def most_held(self) -> int:
+        """The most characters held back at once, after any chunk."""
+        return max(self._most_held, self._length - self._sent)
 
     def _held(self) -> int:
-        return len(self._segmenter.pending) - self._sent
+        return self._length - self._sent
 
     def openers(self) -> tuple[int, int]:
         """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
-        pending = self._segmenter.pending
+        pending = self._segmented().pending
         return pending.count("["), pending.count("<")
 
     def settles_at_most(self, added: int, line_ends: int = 2) -> int:
@@ -96,11 +113,30 @@ class StreamSanitizer:
         `line_ends` line ends can settle: 0 when such a chunk cannot complete a unit,
         else the length of the unit it may complete. What a caller that must not block
         (an event loop) reads to decide where to run the feed."""
-        segmenter = self._segmenter
+        segmenter = self._segmented()
         return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
 
     def feed(self, chunk: str) -> str:
         """Take the next chunk; return the text now settled and safe to send."""
+        if self._taking and isinstance(chunk, str):
+            try:
+                size = len(chunk)
+                if (
+                    size <= self._room
+                    and "\n" not in chunk
+                    and (self._held_from is not None or _MAY_SEND.isdisjoint(chunk))
+                ):
+                    # The common chunk only adds to the current line and lets nothing
+                    # more be sent: a few steps, whatever the unit holds.
+                    self._room -= size
+                    self._length += size
+                    self._mid_line.append(chunk)
+                    if self._held_from is None:
+                        self._unsent += chunk  # one word, no opener: sent once it ends
+                    return ""
+                return self._feed(chunk)
+            except Exception as exc:
+                raise self._broken(exc) from exc
         if not isinstance(chunk, str):
             raise TypeError(f"feed() takes str, not {type(chunk).__name__}; use feed_bytes()")
         if self._state == "closed" or (self._state == "broken" and not self._monitor):
@@ -124,11 +160,11 @@ class StreamSanitizer:
             self._shadow(None)
         else:
             try:
-                out += self._released(self._held(), self._segmenter.finish())
+                out += self._finish()
             except Exception as exc:
                 raise self._broken(exc) from exc
         broken = self._state == "broken"
-        self._state = "closed"
+        self._state, self._taking = "closed", False
         if self._on_end is not None and not broken:
             self._on_end(self, None)
         return out
@@ -139,14 +175,14 @@ class StreamSanitizer:
             return
         try:
             if chunk is None:
-                self._released(self._held(), self._segmenter.finish())
+                self._finish()
             else:
                 self._feed(chunk)
         except Exception as exc:
             self._broken(exc)
 
     def _broken(self, exc: Exception) -> Exception:
-        self._state = "broken"
+        self._state, self._taking = "broken", False
         if not isinstance(exc, RenderSafeError):
             what = exception_text(exc)
             exc = SanitizeError(f"internal error while sanitising a stream: {what}")
@@ -155,14 +191,48 @@ class StreamSanitizer:
         return exc
 
     def _feed(self, chunk: str) -> str:
-        held = self._held()
-        units = self._segmenter.push(chunk)
+        # Work per chunk is the chunk's: the text held is never read again until its
+        # unit ends. Between two calls here the hold-back only grew (`feed`), so its
+        # peak is taken here (and when read).
+        size = len(chunk)
+        held = self._length - self._sent
+        if held > self._most_held:  # noqa: PLR1730  (max() costs a call, per chunk)
+            self._most_held = held
+        if size <= self._room and "\n" not in chunk:
+            self._room -= size
+            self._mid_line.append(chunk)
+            units: list[Unit] = []
+        else:
+            text = chunk
+            if self._mid_line:  # one push for what waited and the chunk
+                self._mid_line.append(chunk)
+                text = "".join(self._mid_line)
+                self._mid_line.clear()
+            units = self._segmenter.push(text)
+            self._room = self._segmenter.room
         if units:
+            self._length = self._segmenter.length
             out = self._released(held, units) + self._send_settled_prefix(None)
         else:
+            self._length += size
             out = self._send_settled_prefix(chunk)
-        self.most_held = max(self.most_held, self._held())
+        held = self._length - self._sent
+        if held > self._most_held:  # noqa: PLR1730
+            self._most_held = held
         return out
+
+    def _segmented(self) -> Segmenter:
+        """The segmenter, given the chunks that wait for it."""
+        if self._mid_line:
+            self._segmenter.push("".join(self._mid_line))  # only adds to the line
+            self._mid_line.clear()
+        return self._segmenter
+
+    def _finish(self) -> str:
+        """Settle what is left at the end of the reply."""
+        held, self._length, self._room = self._held(), 0, 0
+        self._most_held = max(self._most_held, held)
+        return self._released(held, self._segmented().finish())
 
     def _released(self, held: int, units: list[Unit]) -> str:
         """Settle `units`, releasing the `held` characters that waited for them."""

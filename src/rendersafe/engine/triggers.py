@@ -22,14 +22,24 @@ def sendable(text: str, *, final: bool) -> tuple[int, bool]:
     to its first opener, and never into a word that may be a URL; unless `final`,
     never its last word either, which may still grow into one. Also whether an
     opener or such a word holds the rest back until the unit ends."""
-    opener = OPENER.search(text)
+    # A stream asks this of a few words per chunk, where a search costs more than
+    # the text: each runs only when a character every match holds is there (an
+    # opener holds `[` or `<`, a URL-ish word `:`, `@` or `.`).
+    opener = OPENER.search(text) if "[" in text or "<" in text else None
     if opener is not None:
         limit = opener.start()
     elif final:
         limit = len(text)
     else:
-        limit = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t")) + 1
-    urlish = URLISH.search(text, 0, limit)
+        limit = text.rfind(" ")
+        if "\n" in text:
+            limit = max(limit, text.rfind("\n"))
+        if "\t" in text:
+            limit = max(limit, text.rfind("\t"))
+        limit += 1
+    urlish = None
+    if ":" in text or "@" in text or "." in text:
+        urlish = URLISH.search(text, 0, limit)
     if urlish is not None:
         limit = urlish.start()
         while limit > 0 and not text[limit - 1].isspace():

@@ -81,6 +81,13 @@ class Segmenter:
         """The length of the current unit so far."""
         return self._length + len(self._line)
 
+    @property
+    def room(self) -> int:
+        """How many characters holding no line end `push` would now only add to the
+        current line, ending no unit: 0 at a line start, whose first character
+        decides a cut, and never past the hold limit."""
+        return self.limit - self._length - len(self._line) if self._head_decided else 0
+
     def may_cut(self, added: int, line_ends: int) -> bool:
         """Could pushing `added` more characters holding at most `line_ends` line ends
         complete a unit? A cut needs the hold limit passed, or a risky unit and a line
@@ -177,10 +184,13 @@ class Segmenter:
         self._lines.append(line)
         self._length += len(line)
         self._risky = self._risky or _risky(line)
-        before = self._context()
-        self._state.track(self._line_head + line)  # the whole line, even if a forced cut split it
+        state = self._state
+        # What `context()` is made of: only when it changed can the context have.
+        opened = (state.fence, state.raw, state.raw_depth)
+        before = self._context() if opened != (None, None, 0) else ""
+        state.track(self._line_head + line)  # the whole line, even if a forced cut split it
         self._line_head = ""
-        if self._context() != before:
+        if (state.fence, state.raw, state.raw_depth) != opened and self._context() != before:
             self._contexts.append((self._length, self._context()))
 
     def _force_while_over(self) -> list[Unit]:
