@@ -428,7 +428,9 @@ def test_an_upstream_that_fails_mid_stream_sends_nothing_it_held(proxy: Proxy) -
             )
         )
     text = "".join(c.choices[0].delta.content or "" for c in received if c.choices)
-    assert text == "Here is the chart you asked for: "  # the image was held, and dropped
+    # The image was held, and dropped. How much of the text before it the client got
+    # depends on when LiteLLM reports the failure (before its first chunk, none of it).
+    assert "Here is the chart you asked for: ".startswith(text)
     assert proxy.audited("error", "the upstream stream failed")
 
 
