@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from json.encoder import encode_basestring
 from typing import Any
 
 from .dialect import DONE, json_event, judged_urls, new_event, require
-from .shapes import STRING, TEXT, text_of
+from .shapes import STRING, TEXT, text_of, with_text
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -41,8 +40,7 @@ class AiSdk:
             return text
         if not out:
             return ""  # it holds nothing but its text
-        start, end = match.span(3)
-        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
+        return with_text(text, match, 3, out)
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if data == DONE:

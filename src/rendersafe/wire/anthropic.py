@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require, url_of
-from .shapes import INDEX, TEXT, text_of
+from .shapes import INDEX, TEXT, text_of, with_text
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -44,8 +43,7 @@ class Anthropic:
             return text
         if not out:
             return ""  # it holds nothing but its text
-        start, end = match.span(2)
-        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
+        return with_text(text, match, 2, out)
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if not isinstance(data, dict):

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import codecs
 import re
-from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, require
 from .jsonlib import loads
 from .messages import json_error, safe_name
-from .shapes import STRING, TEXT, text_of
+from .shapes import STRING, TEXT, text_of, with_text
 from .sse import MAX_PENDING
 from .text_streams import ENDS, Texts
 
@@ -106,8 +105,7 @@ class NdjsonCodec:
             return line
         if not out and self._text_lines > 1:
             return ""
-        start, end = match.span(1)
-        return line[: start - 1] + encode_basestring(out) + line[end + 1 :]
+        return with_text(line, match, 1, out)
 
     def _rewrite(self, line: str) -> str:
         quick = self._quick(line) if self._quick_on else None

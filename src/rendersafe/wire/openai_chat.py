@@ -8,12 +8,11 @@ that many local servers still stream.
 from __future__ import annotations
 
 import re
-from json.encoder import encode_basestring
 from typing import Any
 
 from .dialect import DONE, json_event, new_event, require, with_string
 from .jsonlib import loads
-from .shapes import INDEX, TEXT, member, text_of
+from .shapes import INDEX, TEXT, member, text_of, with_text
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -63,8 +62,7 @@ class OpenAIChat:
             return text
         if not out and role is None and self._chunks > 1:
             return ""
-        start, end = match.span(3)
-        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
+        return with_text(text, match, 3, out)
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if data == DONE:

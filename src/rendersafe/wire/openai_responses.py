@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Hashable
-from json.encoder import encode_basestring
 from typing import Any
 
 from ..errors import FormatError
 from .dialect import json_event, judged_urls, new_event, require
 from .jsonlib import loads
-from .shapes import INDEX, SCALAR, STRING, TEXT, member, text_of
+from .shapes import INDEX, SCALAR, STRING, TEXT, member, text_of, with_text
 from .sse import SseEvent
 from .text_streams import Texts
 
@@ -64,8 +63,7 @@ class OpenAIResponses:
         out = self.texts.feed(key, delta)
         if out == delta:
             return text
-        start, end = match.span(3)
-        return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
+        return with_text(text, match, 3, out)
 
     def event(self, event: SseEvent, data: Any) -> list[SseEvent]:
         if not isinstance(data, dict):

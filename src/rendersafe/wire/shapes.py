@@ -10,8 +10,10 @@ calls) does not match and is read in full.
 from __future__ import annotations
 
 import json
+import re
+from json.encoder import encode_basestring  # the C encoder json.dumps uses
 
-__all__ = ["INDEX", "SCALAR", "STRING", "TEXT", "member", "text_of"]
+__all__ = ["INDEX", "SCALAR", "STRING", "TEXT", "member", "text_of", "with_text"]
 
 STRING = r'"[^"\\\x00-\x1f]*"'  # no escapes at all
 _NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
@@ -30,3 +32,9 @@ def member(*not_named: str) -> str:
 def text_of(inside: str) -> str:
     """The string a `TEXT` match stands for."""
     return json.loads(f'"{inside}"') if "\\" in inside else inside
+
+
+def with_text(text: str, match: re.Match[str], group: int, out: str) -> str:
+    """`text` with the string whose inside `match` read as `group` now holding `out`."""
+    start, end = match.span(group)
+    return text[: start - 1] + encode_basestring(out) + text[end + 1 :]
