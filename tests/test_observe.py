@@ -101,6 +101,36 @@ def test_metrics_are_on() -> None:
     assert METRICS.enabled
 
 
+def test_delta_times_are_merged_into_the_histogram_in_their_buckets() -> None:
+    times = METRICS.delta_times()
+    bucket = "rendersafe_delta_seconds_bucket"
+    with (
+        Counted("rendersafe_delta_seconds_count") as count,
+        Counted("rendersafe_delta_seconds_sum") as total,
+        Counted(bucket, le="1e-06") as first,
+        Counted(bucket, le="2.5e-06") as second,
+        Counted(bucket, le="0.1") as last,
+        Counted(bucket, le="+Inf") as every,
+    ):
+        for seconds in (1e-6, 2e-6, 2.5e-6, 0.05, 0.5):  # each bound is in its own bucket
+            times.add(seconds)
+        assert value("rendersafe_delta_seconds_count") == count.before  # not merged yet
+        times.flush()
+    assert count.by == every.by == 5
+    assert total.by == pytest.approx(1e-6 + 2e-6 + 2.5e-6 + 0.05 + 0.5)
+    assert (first.by, second.by, last.by) == (1, 3, 4)  # cumulative, as Prometheus reads them
+
+
+def test_delta_times_merge_as_they_fill_without_a_flush() -> None:
+    from rendersafe.observe.metrics import MERGE_EVERY  # noqa: PLC0415
+
+    times = METRICS.delta_times()
+    with Counted("rendersafe_delta_seconds_count") as count:
+        for _ in range(MERGE_EVERY * 2 + 1):
+            times.add(3e-6)
+    assert count.by == MERGE_EVERY * 2  # the last one waits for a flush or the next batch
+
+
 def test_replies_and_findings_of_run_and_stream() -> None:
     sanitizer = Sanitizer(Policy())
     with (

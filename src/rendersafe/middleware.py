@@ -298,6 +298,8 @@ class _Responder:
             await self._run(receive)
         finally:
             await self._flush_audit()
+            if self.texts is not None:
+                self.texts.flush_metrics()
             if self.span is not None:
                 held = self.texts.most_held() if self.texts is not None else 0
                 error = "client_disconnect" if self.disconnected else self.failure
@@ -351,6 +353,9 @@ class _Responder:
     async def _outgoing(self, message: Message) -> list[Message] | None:
         """What to send for `message`, worked out on the loop or in a worker; None if
         the client left meanwhile."""
+        token = self._token(message)
+        if token is not None:
+            return token
         settles = self._settles(message)
         if not self._heavy(settles, message):
             return self._timed(message, settles)
@@ -365,6 +370,32 @@ class _Responder:
             self.state = "failed"  # the client left while the worker ran
             return None
         return outgoing
+
+    def _token(self, message: Message) -> list[Message] | None:
+        """What to send for the usual token of a stream, in the fewest steps: a body
+        message, more to come, that the codec takes whole (`Codec.token`) and that may
+        settle fewer than `_MEASURED` characters, so it runs here, as `_outgoing` would
+        run it; None, having read nothing, for any other message."""
+        if (
+            self.state != "streaming"
+            or message["type"] != "http.response.body"
+            or not message.get("more_body", False)
+            or self.inflater is not None
+        ):
+            return None
+        codec, texts = self.codec, self.texts
+        if codec is None or texts is None or codec.buffered:
+            return None
+        body = message.get("body", b"")
+        # What `reach` bounds it by, for an event that cannot end a text (the only
+        # kind `token` takes): its length, and its escaped line ends.
+        ends = body.count(b"\\n") + 2 * body.count(b"\\u") if b"\\" in body else 0
+        if texts.settles_at_most(len(body), ends) >= _MEASURED:
+            return None
+        out = codec.token(body)
+        if out is None:
+            return None
+        return [{"type": "http.response.body", "body": out, "more_body": True}] if out else []
 
     def _settles(self, message: Message) -> int:
         """At most how many characters handling `message` settles (what it costs),

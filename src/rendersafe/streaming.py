@@ -113,6 +113,8 @@ class StreamSanitizer:
         `line_ends` line ends can settle: 0 when such a chunk cannot complete a unit,
         else the length of the unit it may complete. What a caller that must not block
         (an event loop) reads to decide where to run the feed."""
+        if line_ends == 0 and added <= self._room:
+            return 0  # it only adds to the current line (`feed`'s common case)
         segmenter = self._segmented()
         return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
 

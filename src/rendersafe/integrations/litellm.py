@@ -147,6 +147,7 @@ class RenderSafeGuardrail(CustomGuardrail):  # type: ignore[misc]  # litellm is 
             call.event("error", f"the upstream stream failed: {type(exc).__name__}")
             raise
         finally:
+            call.texts.flush_metrics()
             await call.flush()
 
 

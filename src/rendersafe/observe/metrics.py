@@ -16,18 +16,55 @@ Expose them as any `prometheus_client` metric is (`start_http_server`, `make_asg
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ..findings import Finding
 
-__all__ = ["METRICS", "Metrics"]
+__all__ = ["METRICS", "DeltaTimes", "Metrics"]
 
 # Seconds of CPU per text delta: honest tokens take 1-10 µs, floods up to milliseconds.
 DELTA_BUCKETS = (1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 1e-3, 5e-3, 0.025, 0.1)
 # Characters held back at a release: a link's length, a paragraph's, the hold limit.
 HELD_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
+# Deltas a `DeltaTimes` counts before it merges them into the histogram.
+MERGE_EVERY = 64
+
+Merge = Callable[[list[int], float], None]
+"""Adds counts per bucket of `DELTA_BUCKETS` (and one past the last) and their sum."""
+
+
+class DeltaTimes:
+    """The deltas one response's texts took, counted here and merged into
+    `rendersafe_delta_seconds` every `MERGE_EVERY` deltas and at `flush`: observing
+    a `prometheus_client` histogram (a lock per bucket and per sum) costs more than
+    the usual token's feed. One response's feeds run one at a time."""
+
+    __slots__ = ("_counts", "_merge", "_seen", "_sum")
+
+    def __init__(self, merge: Merge) -> None:
+        self._merge = merge
+        self._counts = [0] * (len(DELTA_BUCKETS) + 1)
+        self._sum = 0.0
+        self._seen = 0
+
+    def add(self, seconds: float) -> None:
+        """Count one delta that took `seconds`."""
+        self._counts[bisect_left(DELTA_BUCKETS, seconds)] += 1
+        self._sum += seconds
+        self._seen += 1
+        if self._seen >= MERGE_EVERY:
+            self.flush()
+
+    def flush(self) -> None:
+        """Merge what was counted since the last merge into the histogram."""
+        if self._seen:
+            counts, total = self._counts, self._sum
+            self._counts, self._sum, self._seen = [0] * len(counts), 0.0, 0
+            self._merge(counts, total)
 
 
 class Metrics(Protocol):
@@ -44,6 +81,8 @@ class Metrics(Protocol):
     def disconnect(self) -> None: ...
 
     def delta(self, seconds: float) -> None: ...
+
+    def delta_times(self) -> DeltaTimes: ...
 
     def held(self, chars: int) -> None: ...
 
@@ -73,6 +112,9 @@ class _NoMetrics:
 
     def delta(self, seconds: float) -> None:
         pass
+
+    def delta_times(self) -> DeltaTimes:
+        return DeltaTimes(_ignored)
 
     def held(self, chars: int) -> None:
         pass
@@ -110,10 +152,10 @@ class _Prometheus:
         self._disconnects = counter(
             "rendersafe_client_disconnects", "Clients that went away mid-response"
         )
-        self._delta = histogram(
+        self._delta = _MergedHistogram(
+            client,
             "rendersafe_delta_seconds",
             "Seconds the middleware's sanitiser took over one text delta (wall clock)",
-            buckets=DELTA_BUCKETS,
         )
         self._held = histogram(
             "rendersafe_held_chars",
@@ -143,7 +185,12 @@ class _Prometheus:
         self._disconnects.inc()
 
     def delta(self, seconds: float) -> None:
-        self._delta.observe(seconds)
+        times = DeltaTimes(self._delta.merge)
+        times.add(seconds)
+        times.flush()
+
+    def delta_times(self) -> DeltaTimes:
+        return DeltaTimes(self._delta.merge)
 
     def held(self, chars: int) -> None:
         self._held.observe(chars)
@@ -156,6 +203,49 @@ class _Prometheus:
 
     def mode(self, mode: str) -> None:
         self._mode.labels(mode).set(1)
+
+
+class _MergedHistogram:
+    """`rendersafe_delta_seconds`, taken in batches (`merge`) and exposed as
+    `prometheus_client` exposes a histogram of its own (a collector in its registry)."""
+
+    def __init__(self, client: Any, name: str, documentation: str) -> None:
+        from prometheus_client.core import HistogramMetricFamily  # noqa: PLC0415  # optional
+        from prometheus_client.utils import floatToGoString  # noqa: PLC0415
+
+        self._family = HistogramMetricFamily
+        go_string: Callable[[float], str] = floatToGoString
+        self._bounds = [go_string(b) for b in DELTA_BUCKETS] + ["+Inf"]
+        self._name, self._documentation = name, documentation
+        self._lock = threading.Lock()
+        self._counts = [0] * (len(DELTA_BUCKETS) + 1)
+        self._sum = 0.0
+        client.REGISTRY.register(self)
+
+    def merge(self, counts: list[int], total: float) -> None:
+        """Add counts per bucket (and past the last) and their sum."""
+        with self._lock:
+            for at, count in enumerate(counts):
+                self._counts[at] += count
+            self._sum += total
+
+    def describe(self) -> Iterator[Any]:
+        """The metric's name, for the registry's check of names taken."""
+        yield self._family(self._name, self._documentation)
+
+    def collect(self) -> Iterator[Any]:
+        """The histogram now: cumulative counts per bound, and the sum."""
+        with self._lock:
+            counts, total = list(self._counts), self._sum
+        cumulative, buckets = 0, []
+        for bound, count in zip(self._bounds, counts, strict=True):
+            cumulative += count
+            buckets.append((bound, cumulative))
+        yield self._family(self._name, self._documentation, buckets=buckets, sum_value=total)
+
+
+def _ignored(counts: list[int], total: float) -> None:
+    pass
 
 
 def _load() -> Metrics:

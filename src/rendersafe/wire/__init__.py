@@ -71,6 +71,8 @@ class Codec(Protocol):
 
     def reach(self, data: bytes, *, final: bool) -> tuple[int, int]: ...
 
+    def token(self, data: bytes) -> bytes | None: ...
+
 
 def format_of(content_type: str | None) -> str | None:
     """The format of a content type: a codec's name, "unsupported" for other text,

@@ -42,6 +42,10 @@ class JsonCodec:
         self._parts.append(data)
         return b""
 
+    def token(self, data: bytes) -> bytes | None:
+        """No message of this format is taken as a usual token: always None."""
+        return None
+
     def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """Nothing is sanitised until the body ends; then all of it, at once."""
         return (self._size + len(data), ENDS) if final else (0, 0)

@@ -37,6 +37,9 @@ _BARE_GENERATE = frozenset({"model", "created_at", "response", "done"})
 _BARE_MESSAGE = frozenset({"role", "content"})
 
 
+_IDLE = (b"", 0)  # the decoder's state past a first message, holding no cut character
+
+
 class NdjsonCodec:
     """Rewrites the text fields of each line; other lines pass byte for byte."""
 
@@ -62,6 +65,25 @@ class NdjsonCodec:
             raise FormatError(f"a line longer than {MAX_PENDING} characters")
         lines = text[:cut].split("\n")[:-1]  # "\n" only: JSON strings may hold U+2028
         return "".join(self._rewrite(line + "\n") for line in lines).encode()
+
+    def token(self, data: bytes) -> bytes | None:
+        """`feed` for the usual body message, one whole line of the usual shape, taken
+        as it is; None, having read nothing, for any other."""
+        if (
+            not self._quick_on
+            or self._partial
+            or self._decoder.getstate() != _IDLE
+            or data.find(b"\n") != len(data) - 1
+        ):
+            return None
+        try:
+            line = data.decode()
+        except UnicodeDecodeError:
+            return None
+        out = self._quick(line)
+        if out is None:
+            return None
+        return data if out is line else out.encode()
 
     def close(self) -> bytes:
         """The body ended: the last line, and a line with the tails of open texts."""

@@ -89,22 +89,30 @@ class SseCodec:
 
     def feed(self, data: bytes) -> bytes:
         """Take body bytes; return the rewritten events they completed."""
-        if (
+        out = self.token(data)
+        if out is not None:
+            return out
+        return self._write(self._reader.feed(self._decoder.decode(data)))
+
+    def token(self, data: bytes) -> bytes | None:
+        """`feed` for the usual body message, one whole event of the usual shape
+        (`Dialect.quick`), taken as it is; None, having read nothing, for any other."""
+        if not (
             self._quick
             and self._dialect is not None
             and self._reader.idle
             and self._decoder.getstate() == _IDLE
         ):
-            # The usual body message, one whole event of the usual shape, taken as it is.
-            try:
-                text = data.decode()
-            except UnicodeDecodeError:
-                text = ""
-            out = self._dialect.quick(text) if text else None
-            if out is not None:
-                self._events += 1
-                return data if out is text else out.encode()
-        return self._write(self._reader.feed(self._decoder.decode(data)))
+            return None
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            return None
+        out = self._dialect.quick(text) if text else None
+        if out is None:
+            return None
+        self._events += 1
+        return data if out is text else out.encode()
 
     def close(self) -> bytes:
         """The body ended: the last events, and the tails of every open text."""

@@ -48,6 +48,10 @@ class TextCodec:
         """The body ended: the rest."""
         return self._sanitise(self._decoder.decode(b"", final=True), final=True)
 
+    def token(self, data: bytes) -> bytes | None:
+        """No message of this format is taken as a usual token: always None."""
+        return None
+
     def reach(self, data: bytes, *, final: bool) -> tuple[int, int]:
         """At most how many characters feeding `data` hands the text (with the head
         held to sniff), and how many line ends (`ENDS` at the end)."""

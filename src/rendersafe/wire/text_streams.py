@@ -53,6 +53,7 @@ class Texts:
         self._kept = 0
         self._ended: set[Hashable] = set()
         self._most_held = 0
+        self._times = METRICS.delta_times()  # merged at `flush_metrics` and as it fills
 
     def feed(self, key: Hashable, text: str) -> str:
         """Sanitise the next piece of text `key`; return what is safe to send now."""
@@ -69,10 +70,15 @@ class Texts:
             # more than the usual token's feed): the latency the feed adds.
             began = time.perf_counter()
             out = stream.feed(text)
-            METRICS.delta(time.perf_counter() - began)
+            self._times.add(time.perf_counter() - began)
         else:
             out = stream.feed(text)
         return self._sent(key, out) if self.keep_sent else out
+
+    def flush_metrics(self) -> None:
+        """Merge the deltas timed so far into the metrics (done as they add up, and
+        when a text closes; the response's end calls it for the rest)."""
+        self._times.flush()
 
     def most_held(self) -> int:
         """The most characters one text held back at once, so far."""
@@ -100,6 +106,7 @@ class Texts:
         """End text `key`; return the rest of it ("" if it never started)."""
         stream = self._streams.pop(key, None)
         self._ended.add(key)
+        self._times.flush()
         if stream is None:
             return ""
         out = stream.close()
