@@ -335,7 +335,9 @@ class _Responder:
             return  # the response is over; the app's late messages go nowhere
         sent_state = self.state
         try:
-            outgoing = await self._outgoing(message)
+            outgoing = self._token(message)
+            if outgoing is None:
+                outgoing = await self._outgoing(message)
         except Exception as exc:
             await self._fail(_described(exc), _cause(exc))
             return
@@ -353,9 +355,6 @@ class _Responder:
     async def _outgoing(self, message: Message) -> list[Message] | None:
         """What to send for `message`, worked out on the loop or in a worker; None if
         the client left meanwhile."""
-        token = self._token(message)
-        if token is not None:
-            return token
         settles = self._settles(message)
         if not self._heavy(settles, message):
             return self._timed(message, settles)
@@ -375,7 +374,7 @@ class _Responder:
         """What to send for the usual token of a stream, in the fewest steps: a body
         message, more to come, that the codec takes whole (`Codec.token`) and that may
         settle fewer than `_MEASURED` characters, so it runs here, as `_outgoing` would
-        run it; None, having read nothing, for any other message."""
+        run it; None, having read nothing, for any other message (`_outgoing`'s)."""
         if (
             self.state != "streaming"
             or message["type"] != "http.response.body"
@@ -626,7 +625,8 @@ class _ShadowResponder(_Responder):
         if self.state in ("done", "failed", "passthrough") or self.disconnected:
             return
         try:
-            await self._outgoing(copied)
+            if self._token(copied) is None:
+                await self._outgoing(copied)
         except Exception as exc:
             self._shadow_failed(_described(exc), _cause(exc))
         await self._flush_audit()
