@@ -55,10 +55,12 @@ class NdjsonCodec:
         self._last_line: str | None = None  # the envelope's line, when it was not parsed
         self._fields: tuple[str, ...] = _CHAT_FIELDS
         self._text_lines = 0
+        self._idle = False  # the decoder holds nothing (read in `feed`, not per token)
 
     def feed(self, data: bytes) -> bytes:
         """Take body bytes; return the rewritten lines they completed."""
         text = self._partial + self._decoder.decode(data)
+        self._idle = self._decoder.getstate() == _IDLE
         cut = text.rfind("\n") + 1
         self._partial = text[cut:]
         if len(self._partial) > MAX_PENDING:
@@ -72,7 +74,7 @@ class NdjsonCodec:
         if (
             not self._quick_on
             or self._partial
-            or self._decoder.getstate() != _IDLE
+            or not self._idle
             or data.find(b"\n") != len(data) - 1
         ):
             return None

@@ -81,6 +81,9 @@ class SseCodec:
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         self._dialect: Dialect | None = DIALECTS[dialect](texts) if dialect else None
         self._events = 0  # events with data so far, for error messages
+        # Whether neither the reader nor the decoder holds part of an event; only a
+        # `feed` that reads them changes it (read once there, not per token).
+        self._idle = False
 
     @property
     def dialect(self) -> str | None:
@@ -92,17 +95,14 @@ class SseCodec:
         out = self.token(data)
         if out is not None:
             return out
-        return self._write(self._reader.feed(self._decoder.decode(data)))
+        events = self._reader.feed(self._decoder.decode(data))
+        self._idle = self._reader.idle and self._decoder.getstate() == _IDLE
+        return self._write(events)
 
     def token(self, data: bytes) -> bytes | None:
         """`feed` for the usual body message, one whole event of the usual shape
         (`Dialect.quick`), taken as it is; None, having read nothing, for any other."""
-        if not (
-            self._quick
-            and self._dialect is not None
-            and self._reader.idle
-            and self._decoder.getstate() == _IDLE
-        ):
+        if not (self._quick and self._idle and self._dialect is not None):
             return None
         try:
             text = data.decode()
