@@ -208,7 +208,7 @@ class PieceIndex:
     union of their grams. What a key is, and whether it was seen outside URLs, is
     resolved for the few keys a URL carries."""
 
-    __slots__ = ("_messages", "_resolved", "_short", "_universe")
+    __slots__ = ("_keys", "_messages", "_resolved", "_short", "_universe")
 
     def __init__(self, messages: Sequence[Message], canaries: Sequence[str]) -> None:
         key = tuple(canaries)
@@ -216,6 +216,7 @@ class PieceIndex:
         self._universe = frozenset().union(*(p.gramset for p in self._messages))
         self._short = list(dict.fromkeys(k for p in self._messages for k in p.short))
         self._resolved: dict[bytes, Entry | None] = {}
+        self._keys: dict[bytes, dict[bytes, None]] = {}  # by gram, as URLs meet them
 
     def carried(self, blob: bytes, grams: frozenset[bytes], host: str) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
@@ -224,11 +225,11 @@ class PieceIndex:
         if not met and not self._short:
             return []
         candidates: dict[bytes, None] = {}
-        if met:
-            for pieces in self._messages:
-                if not met.isdisjoint(pieces.gramset):
-                    for gram in met & pieces.gramset:
-                        candidates.update(dict.fromkeys(pieces.grams[gram]))
+        for gram in met:
+            keys = self._keys.get(gram)
+            if keys is None:
+                keys = self._keys[gram] = self._keys_of(gram)
+            candidates.update(keys)
         candidates.update(dict.fromkeys(self._short))
         hits: list[tuple[bytes, Entry]] = []
         for key in candidates:
@@ -237,6 +238,14 @@ class PieceIndex:
                 if entry is not None and not _seen_on_site(entry, host):
                     hits.append((key, entry))
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
+
+    def _keys_of(self, gram: bytes) -> dict[bytes, None]:
+        """The keys of the conversation that have `gram`, in the order of their messages."""
+        keys: dict[bytes, None] = {}
+        for pieces in self._messages:
+            if gram in pieces.gramset:
+                keys.update(dict.fromkeys(pieces.grams[gram]))
+        return keys
 
     def _entry(self, key: bytes) -> Entry | None:
         if key in self._resolved:
