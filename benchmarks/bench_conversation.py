@@ -45,7 +45,7 @@ from pathlib import Path
 
 from corpus import LINKS, WORDS, corpus, reply
 from rendersafe import Sanitizer
-from rendersafe.conversation import Conversation, core, index, readings, tracker
+from rendersafe.conversation import Conversation, core, index, prose, readings, seen, tracker
 from rendersafe.urls.parse import ParsedUrl, parse_url
 
 ROOT = Path(__file__).parent.parent
@@ -219,8 +219,11 @@ def main() -> None:
 
 def new_chat() -> None:
     """Forget every message seen: what a new chat's first reply meets."""
-    index._pieces.cache_clear()
-    index._urls.cache_clear()
+    index.message_text.cache_clear()
+    index.message_pieces.cache_clear()
+    seen._normal_urls.cache_clear()
+    seen._bare_of.cache_clear()
+    prose._words.cache_clear()
     core._RECENT.clear()
 
 

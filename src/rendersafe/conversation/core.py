@@ -175,10 +175,8 @@ class Conversation:
 
     def pieces_in(self, readings: Readings, host: str) -> list[tuple[bytes, Taint]]:
         """The keys a URL's readings carry to `host`, earliest first."""
-        index = self._index()
-        hits = index.carried(readings.blob, readings.grams, host)
-        text = self._text()
-        return [(key, self._at(text.message_at(entry.start), entry.kind)) for key, entry in hits]
+        hits = self._index().carried(readings.blob, readings.grams, host)
+        return [(key, self._at(entry.message, entry.kind)) for key, entry in hits]
 
     def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:
         """A run of the conversation's prose in a URL's words (`Readings.prose`), to a
@@ -213,7 +211,7 @@ class Conversation:
 
     def _index(self) -> PieceIndex:
         if self._pieces is None:
-            self._pieces = PieceIndex(self._text(), self._canaries)
+            self._pieces = PieceIndex(self.messages, self._canaries)
         return self._pieces
 
     def _seen_hosts(self) -> SeenHosts:

@@ -1,14 +1,20 @@
 """The index of a conversation's pieces, and of the URLs they came in.
 
-The messages are joined into one UTF-8 text; URLs in it are found first (their spans),
-then the candidate pieces (`pieces.find_pieces`). A piece found only inside URLs
-belongs to those URLs: it taints a reply URL only on another site than theirs (one
-party's several names, youtube.com and youtu.be, are one site). The index maps 4-byte
-grams of each key, at its offsets 0, 1 and 2, to the key; a reading is sampled at every
-third byte, which meets every key of 6 bytes or more it contains (the sampled gram that
-starts in the key's first three bytes lies inside it), so a check costs one set
-intersection and a `bytes` search per candidate, whatever the size of the conversation.
-What a candidate is, and where it came from, is worked out for the few a URL carries.
+Each message's text is read once per process, whatever conversation it is sent in (a
+chat's history comes again with every request): its URLs (their spans), its candidate
+pieces (`pieces.find_pieces`), and where each piece a URL carries occurs (in which of its
+URLs), are kept with the message (`MessageText`, `MessagePieces`). A conversation only
+puts its messages' parts together, so a chat's turn costs what its new messages cost.
+
+A piece found only inside URLs belongs to those URLs: it taints a reply URL only on
+another site than theirs (one party's several names, youtube.com and youtu.be, are one
+site). Each message indexes 4-byte grams of each key, at its offsets 0, 1 and 2, to the
+key, and the conversation the union of those grams; a reading is sampled at every third
+byte, which meets every key of 6 bytes or more it contains (the sampled gram that starts
+in the key's first three bytes lies inside it), so a check costs one set intersection,
+and for a reading that meets a gram one per message, and a `bytes` search per candidate,
+whatever the size of the conversation. What a candidate is, and where it came from, is
+worked out for the few a URL carries.
 """
 
 from __future__ import annotations
@@ -23,7 +29,17 @@ from ..urls.hosts import normalise_host, registrable_domain
 from .messages import Message
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
-__all__ = ["Corpus", "Entry", "PieceIndex", "host_of", "registered", "sample"]
+__all__ = [
+    "Corpus",
+    "Entry",
+    "MessagePieces",
+    "MessageText",
+    "PieceIndex",
+    "host_of",
+    "message_text",
+    "registered",
+    "sample",
+]
 
 # URLs written in text, each scan led by a literal (fast); group 1 is the authority.
 _HTTP = re.compile(rb"https?://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
@@ -32,120 +48,73 @@ _FTP = re.compile(rb"ftp://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
 _GRAM = 4
 _STRIDE = 3
 _MAX_OCCURRENCES = 8  # of one key: where it came from, and in which URLs
+_CACHED_MESSAGES = 4096
 
 
 @dataclass(slots=True)
 class Entry:
     """A key's piece, resolved from its occurrences when a URL first carries it: its
-    kind (confirmed), its first occurrence outside URLs (or the first of all), and,
-    when it was seen only in URLs, their spans (None when it was seen outside one)."""
+    kind (confirmed), the message and offset of its first occurrence outside URLs (or
+    of the first of all), and, when it was seen only in URLs, their hosts (None when it
+    was seen outside one)."""
 
     kind: str
+    message: int
     start: int
-    spans: list[tuple[int, int]] | None
+    hosts: list[str] | None
 
 
-class Corpus:
-    """The messages' text as one UTF-8 string, where each message starts, its URLs."""
+class MessageText:
+    """One message's text as UTF-8, and (found on first ask) its URLs: their spans,
+    ends and hosts. Shared by every conversation the message is sent in."""
 
-    __slots__ = ("_hosts", "_links", "_spans", "chunks", "starts", "text")
+    __slots__ = ("_authorities", "_hosts", "chunk", "ends", "spans")
 
-    def __init__(self, messages: Sequence[Message]) -> None:
-        encoded = [m.text.encode("utf-8", "surrogatepass") for m in messages]
-        self.chunks = encoded
-        self.text = b"\n".join(encoded)
-        self.starts: list[int] = []
-        offset = 0
-        for chunk in encoded:
-            self.starts.append(offset)
-            offset += len(chunk) + 1
-        # A URL never spans two messages (none holds white space): each message's
-        # URLs are found when first asked for, once per process, as its pieces are.
-        self._links: list[_Links | None] = [None] * len(encoded)
-        self._spans: list[tuple[int, int]] | None = None
+    def __init__(self, text: str) -> None:
+        self.chunk = text.encode("utf-8", "surrogatepass")
+        self.spans: list[tuple[int, int]] | None = None
+        self.ends: list[int] = []
+        self._authorities: list[bytes] = []
         self._hosts: list[str] | None = None
 
-    def pieces(self, canaries: tuple[str, ...]) -> list[Hit]:
-        """Every candidate piece of the text, message by message: a chat's history is
-        sent again with every request, so each message's pieces are found once."""
-        hits: list[Hit] = []
-        for start, chunk in zip(self.starts, self.chunks, strict=True):
-            hits += [(k, kind, a + start, b + start) for k, kind, a, b in _pieces(chunk, canaries)]
-        return hits
-
-    def message_at(self, offset: int) -> int:
-        """The position of the message that holds byte `offset` of the text."""
-        return bisect.bisect_right(self.starts, offset) - 1
-
-    def url_at(self, offset: int) -> tuple[int, int] | None:
-        """The span of the URL that holds byte `offset`, if one does."""
-        message = self.message_at(offset)
-        links, start = self._links_of(message), self.starts[message]
-        index = bisect.bisect_right(links.ends, offset - start)
-        if index < len(links.spans) and links.spans[index][0] <= offset - start:
-            a, b = links.spans[index]
-            return a + start, b + start
-        return None
-
-    def url(self, span: tuple[int, int]) -> str:
-        """The URL at `span`, as written."""
-        return self.text[span[0] : span[1]].decode("utf-8", "replace")
-
-    @property
-    def url_spans(self) -> list[tuple[int, int]]:
-        """The span of every URL of the text, in order."""
-        if self._spans is None:
-            self._spans = [
-                (a + start, b + start)
-                for message, start in enumerate(self.starts)
-                for a, b in self._links_of(message).spans
-            ]
-        return self._spans
+    def links(self) -> list[tuple[int, int]]:
+        """The span of every URL of the message, in order."""
+        if self.spans is None:
+            found = _urls(self.chunk)
+            self._authorities = [authority for _, authority in found]
+            self.ends = [span[1] for span, _ in found]
+            self.spans = [span for span, _ in found]
+        return self.spans
 
     def hosts(self) -> list[str]:
-        """The host of each URL (as `url_spans`)."""
+        """The host of each URL (as `links`)."""
         if self._hosts is None:
-            self._hosts = [
-                host
-                for message in range(len(self.starts))
-                for host in self._links_of(message).hosts
-            ]
-        return self._hosts
-
-    def host_at(self, span: tuple[int, int]) -> str:
-        """The host of the URL at `span`."""
-        message = self.message_at(span[0])
-        links, start = self._links_of(message), self.starts[message]
-        return links.hosts[bisect.bisect_left(links.spans, (span[0] - start, span[1] - start))]
-
-    def _links_of(self, message: int) -> _Links:
-        links = self._links[message]
-        if links is None:
-            links = self._links[message] = _urls(self.chunks[message])
-        return links
-
-
-class _Links:
-    """The URLs of one message: spans (in the message), their ends, hosts."""
-
-    __slots__ = ("_authorities", "_hosts", "ends", "spans")
-
-    def __init__(self, found: list[tuple[tuple[int, int], bytes]]) -> None:
-        self.spans = [span for span, _ in found]
-        self.ends = [end for _, end in self.spans]
-        self._authorities = [authority for _, authority in found]
-        self._hosts: list[str] | None = None
-
-    @property
-    def hosts(self) -> list[str]:
-        if self._hosts is None:
+            self.links()
             self._hosts = [_authority_host(authority) for authority in self._authorities]
         return self._hosts
 
+    def url_at(self, offset: int) -> int | None:
+        """The position (in `links`) of the URL that holds byte `offset`, if one does."""
+        spans = self.links()
+        index = bisect.bisect_right(self.ends, offset)
+        if index < len(spans) and spans[index][0] <= offset:
+            return index
+        return None
 
-@functools.lru_cache(maxsize=4096)
-def _urls(text: bytes) -> _Links:
-    """The URLs written in one message's text, in order."""
+    def url(self, index: int) -> str:
+        """The URL at position `index` of `links`, as written."""
+        a, b = self.links()[index]
+        return self.chunk[a:b].decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=_CACHED_MESSAGES)
+def message_text(text: str) -> MessageText:
+    """The `MessageText` of `text`, once per process (the newest few thousand kept)."""
+    return MessageText(text)
+
+
+def _urls(text: bytes) -> list[tuple[tuple[int, int], bytes]]:
+    """The URLs written in one message's text, in order, and their authorities."""
     found = [(m.span(), m.group(1)) for m in _HTTP.finditer(text)]
     # `www.` and `ftp://` URLs of their own: only when the text has more of them than
     # the http(s) URLs account for (a count is cheap, a scan is not).
@@ -158,26 +127,24 @@ def _urls(text: bytes) -> _Links:
     for span, authority in found:
         if not kept or span[0] >= kept[-1][0][1]:  # www. inside https://
             kept.append((span, authority))
-    return _Links(kept)
+    return kept
 
 
-@functools.lru_cache(maxsize=4096)
-def _pieces(chunk: bytes, canaries: tuple[str, ...]) -> tuple[Hit, ...]:
-    """The candidate pieces of one message's text (offsets in it)."""
-    return tuple(find_pieces(chunk, canaries))
+# One occurrence of a key in a message: the hit, and the host of the URL it lies in
+# (None: outside every URL).
+_Occurrence = tuple[Hit, str | None]
 
 
-class PieceIndex:
-    """The pieces of one conversation, by key. Building only records where each key
-    occurs; what it is, and whether it was seen outside URLs, is resolved for the few
-    keys a URL carries."""
+class MessagePieces:
+    """The candidate pieces of one message, by key, and their grams; what each key's
+    occurrences are (in which URL, of what kind) is worked out on first ask."""
 
-    __slots__ = ("_corpus", "_grams", "_hosts", "_occurrences", "_resolved", "_short")
+    __slots__ = ("_kinds", "_occurrences", "_text", "_where", "grams", "gramset", "short")
 
-    def __init__(self, corpus: Corpus, canaries: Sequence[str]) -> None:
-        self._corpus = corpus
+    def __init__(self, text: MessageText, canaries: tuple[str, ...]) -> None:
+        self._text = text
         occurrences: dict[bytes, list[Hit]] = {}
-        for hit in corpus.pieces(tuple(canaries)):
+        for hit in find_pieces(text.chunk, canaries):
             found = occurrences.get(hit[0])
             if found is None:
                 occurrences[hit[0]] = [hit]
@@ -185,7 +152,7 @@ class PieceIndex:
                 found.append(hit)
         self._occurrences = occurrences
         # Named secrets shorter than a gram's reach (a PIN) are looked for one by one.
-        self._short = [key for key in occurrences if len(key) < MIN_KEY]
+        self.short = [key for key in occurrences if len(key) < MIN_KEY]
         grams: dict[bytes, list[bytes]] = {}
         for key in occurrences:  # its grams at offsets 0, 1 and 2 (_STRIDE)
             for gram in (key[:_GRAM], key[1 : _GRAM + 1], key[2 : _GRAM + 2]):
@@ -194,58 +161,128 @@ class PieceIndex:
                     grams[gram] = [key]
                 elif keys[-1] != key:
                     keys.append(key)
-        self._grams = grams
-        self._resolved: dict[bytes, Entry | None] = {}
-        self._hosts: dict[tuple[int, int], str] = {}
+        self.grams = grams
+        self.gramset = frozenset(grams)
+        self._where: dict[bytes, list[_Occurrence]] = {}
+        self._kinds: dict[Hit, str | None] = {}
 
-    def __len__(self) -> int:
-        return len(self._occurrences)
+    def __contains__(self, key: object) -> bool:
+        return key in self._occurrences
+
+    def where(self, key: bytes) -> list[_Occurrence]:
+        """The key's occurrences in this message (the first few), with their URL's host."""
+        found = self._where.get(key)
+        if found is None:
+            text = self._text
+            found = []
+            for hit in self._occurrences.get(key, ()):
+                index = text.url_at(hit[2])
+                found.append((hit, None if index is None else text.hosts()[index]))
+            self._where[key] = found
+        return found
+
+    def kind(self, hit: Hit) -> str | None:
+        """The confirmed kind of one of its candidates (None: not a piece)."""
+        if hit not in self._kinds:
+            self._kinds[hit] = confirm(self._text.chunk, hit[1], hit[2], hit[3])
+        return self._kinds[hit]
+
+
+@functools.lru_cache(maxsize=_CACHED_MESSAGES)
+def message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
+    """The `MessagePieces` of `text`, once per process (the newest few thousand kept)."""
+    return MessagePieces(message_text(text), canaries)
+
+
+class Corpus:
+    """The messages of one conversation, each as its shared `MessageText`."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.texts = [message_text(m.text) for m in messages]
+
+
+class PieceIndex:
+    """The pieces of one conversation, by key: its messages' `MessagePieces` and the
+    union of their grams. What a key is, and whether it was seen outside URLs, is
+    resolved for the few keys a URL carries."""
+
+    __slots__ = ("_keys", "_messages", "_resolved", "_short", "_universe")
+
+    def __init__(self, messages: Sequence[Message], canaries: Sequence[str]) -> None:
+        key = tuple(canaries)
+        self._messages = [message_pieces(m.text, key) for m in messages]
+        self._universe = frozenset().union(*(p.gramset for p in self._messages))
+        self._short = list(dict.fromkeys(k for p in self._messages for k in p.short))
+        self._resolved: dict[bytes, Entry | None] = {}
+        self._keys: dict[bytes, dict[bytes, None]] = {}  # by gram, as URLs meet them
 
     def carried(self, blob: bytes, grams: frozenset[bytes], host: str) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
         out those seen only in URLs on `host`'s site."""
-        if not self._occurrences:
+        met = grams & self._universe
+        if not met and not self._short:
             return []
+        candidates: dict[bytes, None] = {}
+        for gram in met:
+            keys = self._keys.get(gram)
+            if keys is None:
+                keys = self._keys[gram] = self._keys_of(gram)
+            candidates.update(keys)
+        candidates.update(dict.fromkeys(self._short))
         hits: list[tuple[bytes, Entry]] = []
-        candidates = [key for gram in grams & self._grams.keys() for key in self._grams[gram]]
-        for key in candidates + self._short:
-            if key in blob and all(key != found for found, _ in hits):
+        for key in candidates:
+            if key in blob:
                 entry = self._entry(key)
-                if entry is not None and not self._same_site(entry, host):
+                if entry is not None and not _seen_on_site(entry, host):
                     hits.append((key, entry))
-        return sorted(hits, key=lambda hit: hit[1].start)
+        return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
+
+    def _keys_of(self, gram: bytes) -> dict[bytes, None]:
+        """The keys of the conversation that have `gram`, in the order of their messages."""
+        keys: dict[bytes, None] = {}
+        for pieces in self._messages:
+            if gram in pieces.gramset:
+                keys.update(dict.fromkeys(pieces.grams[gram]))
+        return keys
 
     def _entry(self, key: bytes) -> Entry | None:
         if key in self._resolved:
             return self._resolved[key]
-        corpus = self._corpus
-        spans: list[tuple[int, int]] | None = []
-        first: Hit | None = None
+        hosts: list[str] | None = []
+        first: tuple[int, MessagePieces, Hit] | None = None
+        source: tuple[int, MessagePieces, Hit] | None = None
         canary = False
-        for hit in self._occurrences[key]:
-            canary = canary or hit[1] == "canary"
-            span = corpus.url_at(hit[2])
-            if span is None and spans is not None:
-                spans, first = None, hit  # the first time outside a URL: that is its source
-            elif span is not None and spans is not None:
-                spans.append(span)
-        source = first or self._occurrences[key][0]
-        kind = "canary" if canary else confirm(corpus.text, source[1], source[2], source[3])
-        entry = None if kind is None else Entry(kind, source[2], spans)
+        left = _MAX_OCCURRENCES
+        for position, pieces in enumerate(self._messages):
+            if left <= 0:
+                break
+            if key not in pieces:
+                continue
+            for hit, host in pieces.where(key)[:left]:
+                left -= 1
+                source = source or (position, pieces, hit)
+                canary = canary or hit[1] == "canary"
+                if host is None and hosts is not None:
+                    hosts, first = None, (position, pieces, hit)  # its source
+                elif host is not None and hosts is not None:
+                    hosts.append(host)
+        found = first or source
+        entry = None
+        if found is not None:
+            position, pieces, hit = found
+            kind = "canary" if canary else pieces.kind(hit)
+            entry = None if kind is None else Entry(kind, position, hit[2], hosts)
         self._resolved[key] = entry
         return entry
 
-    def _same_site(self, entry: Entry, host: str) -> bool:
-        """Was a piece seen only in URLs, one of them on `host`'s site (which had it)?"""
-        if entry.spans is None or not entry.spans or not host:
-            return False
-        return any(_same_site(self._host(span), host) for span in entry.spans)
 
-    def _host(self, span: tuple[int, int]) -> str:
-        host = self._hosts.get(span)
-        if host is None:
-            host = self._hosts[span] = self._corpus.host_at(span)
-        return host
+def _seen_on_site(entry: Entry, host: str) -> bool:
+    """Was a piece seen only in URLs, one of them on `host`'s site (which had it)?"""
+    if not entry.hosts or not host:
+        return False
+    return any(_same_site(seen, host) for seen in entry.hosts)
 
 
 _SLICES = tuple(slice(i, i + _GRAM) for i in range(0, 8192, _STRIDE))

@@ -25,6 +25,7 @@ once per conversation; a check is a few `str` searches.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Sequence
 
@@ -99,10 +100,7 @@ class ProseIndex:
         self._starts: list[int] = []
         offset = 0
         for message in messages:
-            text = _BOUNDARY.sub(" | ", _URL.sub(" | ", message.text.lower()))
-            tokens = _TOKEN.findall(text)
-            marked = " ".join(tokens)
-            words = " ".join(t for t in tokens if t != "|")
+            words, marked = _words(message.text)
             self._starts.append(offset)
             plain.append(words)
             sentences.append(marked)
@@ -152,3 +150,12 @@ class ProseIndex:
         if hi < len(words) and after >= 0:
             glued += words[hi].startswith(self._plain[at + size : after]) and after > at + size
         return glued
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, str]:
+    """A message's words (URLs left out), space-separated, without and with `|` where
+    a sentence or a URL ends (once per process: a chat sends its history again)."""
+    text = _BOUNDARY.sub(" | ", _URL.sub(" | ", text.lower()))
+    tokens = _TOKEN.findall(text)
+    return " ".join(t for t in tokens if t != "|"), " ".join(tokens)

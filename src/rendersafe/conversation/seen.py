@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from ..urls.hosts import split_host
 from ..urls.parse import parse_url
-from .index import Corpus, host_of, registered
+from .index import Corpus, MessageText, host_of, registered
 
 __all__ = ["SeenHosts", "SeenUrls", "normal_url"]
 
@@ -77,15 +77,13 @@ def _whatwg(url: str) -> tuple[str, str] | None:
 
 
 class SeenUrls:
-    """The URLs of a conversation, by host; each host's normalised on first ask."""
+    """The URLs of a conversation; each host's normalised on first ask, message by
+    message (a message's are normalised once per process)."""
 
-    __slots__ = ("_corpus", "_normal", "_spans")
+    __slots__ = ("_normal", "_texts")
 
     def __init__(self, corpus: Corpus) -> None:
-        self._corpus = corpus
-        self._spans: dict[str, list[tuple[int, int]]] = {}
-        for span, host in zip(corpus.url_spans, corpus.hosts(), strict=True):
-            self._spans.setdefault(host, []).append(span)
+        self._texts = corpus.texts
         self._normal: dict[str, set[str]] = {}
 
     def __contains__(self, href: object) -> bool:
@@ -100,13 +98,24 @@ class SeenUrls:
         normal = self._normal.get(host)
         if normal is None:
             normal = self._normal[host] = set()
-            for raw in {self._corpus.url(span) for span in self._spans.get(host, ())}:
-                for variant in _variants(raw):
-                    normal.add(normal_url(variant) or variant)
-                    whatwg = _whatwg(variant) if _WHATWG.search(variant) else None
-                    if whatwg is not None:
-                        normal.add(whatwg[0])
+            for text in self._texts:
+                if host in text.hosts():
+                    normal |= _normal_urls(text, host)
         return normal
+
+
+@functools.lru_cache(maxsize=4096)
+def _normal_urls(text: MessageText, host: str) -> frozenset[str]:
+    """The URLs on `host` of one message, normalised (with their variants)."""
+    normal: set[str] = set()
+    hosts = text.hosts()
+    for raw in {text.url(i) for i, seen in enumerate(hosts) if seen == host}:
+        for variant in _variants(raw):
+            normal.add(normal_url(variant) or variant)
+            whatwg = _whatwg(variant) if _WHATWG.search(variant) else None
+            if whatwg is not None:
+                normal.add(whatwg[0])
+    return frozenset(normal)
 
 
 def _variants(raw: str) -> Iterator[str]:
@@ -132,13 +141,15 @@ def _trimmed(raw: str) -> Iterator[str]:
 
 
 class SeenHosts:
-    """The hosts of a conversation's URLs, then (scanned on first need) its bare domains."""
+    """The hosts of a conversation's URLs, then (scanned on first need, each message
+    once per process) its bare domains."""
 
-    __slots__ = ("_bare", "_corpus", "_urls")
+    __slots__ = ("_bare", "_texts", "_urls")
 
     def __init__(self, corpus: Corpus) -> None:
-        self._corpus = corpus
-        self._urls = {host for host in corpus.hosts() if host}
+        self._texts = corpus.texts
+        self._urls: set[str] = set().union(*(text.hosts() for text in self._texts))
+        self._urls.discard("")
         self._bare: set[str] | None = None
 
     def __contains__(self, host: object) -> bool:
@@ -148,13 +159,18 @@ class SeenHosts:
         if _among(host, self._urls):
             return True
         if self._bare is None:
-            self._bare = set(_bare_domains(self._corpus.text.lower()))
+            self._bare = set().union(*map(_bare_of, self._texts))
         return _among(host, self._bare)
 
     def covers(self, host: str) -> bool:
         """Was `host`, or a domain above it, seen?"""
         labels = _normal_host(host).split(".")
         return any(".".join(labels[i:]) in self for i in range(len(labels) - 1))
+
+
+@functools.lru_cache(maxsize=4096)
+def _bare_of(text: MessageText) -> frozenset[str]:
+    return frozenset(_bare_domains(text.chunk.lower()))
 
 
 def _among(host: str, hosts: set[str]) -> bool:

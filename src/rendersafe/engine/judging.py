@@ -129,8 +129,7 @@ class ReplyJudge:
         except KeyError:  # not judged yet (or cleared by another thread just now)
             pass
         url = self.urls.judge(raw, role, decode_entities=decode_entities).url
-        counted = sent_href(url) is not None and url.parts is not None and link_shapes(url.parts)
-        verdict = None if counted else self._judge(raw, role, decode_entities)
+        verdict = None if _counted(url) else self._judge(raw, role, decode_entities)
         if len(self._links_peeked) >= 4096:
             self._links_peeked.clear()
         self._links_peeked[shared] = verdict
@@ -176,7 +175,7 @@ class ReplyJudge:
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
         if role is Role.LINK and self._unseen_host(url):
             return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
-        if role is Role.LINK and not self._links.admits(url):
+        if role is Role.LINK and _counted(url) and not self._links.admits(url):
             return _dropped(verdict, Reason.BEACON)
         return verdict
 
@@ -206,6 +205,27 @@ class ReplyJudge:
         if self.urls.trusts(url) or self.urls.allows_image_host(url):
             return False
         return self.conversation is None or not self.conversation.has_host(url.host)
+
+
+# Whether a link channel counts a URL, by href: it depends on the URL alone, and with
+# a conversation every link of every reply is judged (no `peek`), so it is asked often.
+_COUNTED: dict[str, bool] = {}
+
+
+def _counted(url: ParsedUrl) -> bool:
+    """Does a link channel count `url` (`LinkBeacons.admits` does nothing otherwise)?"""
+    key = url.href
+    if key is None:
+        return False
+    found = _COUNTED.get(key)
+    if found is None:
+        if len(_COUNTED) >= _CACHED:
+            _COUNTED.clear()
+        parts = url.parts
+        found = _COUNTED[key] = (
+            sent_href(url) is not None and parts is not None and bool(link_shapes(parts))
+        )
+    return found
 
 
 def _dropped(verdict: Verdict, reason: Reason) -> Verdict:
