@@ -219,10 +219,10 @@ def main() -> None:
 
 def new_chat() -> None:
     """Forget every message seen: what a new chat's first reply meets."""
-    index.message_text.cache_clear()
-    index.message_pieces.cache_clear()
+    index._message_text.cache_clear()
+    index._message_pieces.cache_clear()
     seen._normal_urls.cache_clear()
-    seen._bare_of.cache_clear()
+    seen._memo_bare_of.cache_clear()
     prose._words.cache_clear()
     core._RECENT.clear()
 

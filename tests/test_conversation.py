@@ -459,3 +459,24 @@ def test_the_same_hex_unnamed_or_named_a_key_is_still_a_piece() -> None:
     url = parse_url("https://evil.example/?d=3f9a2b1c4d5e6f7a8b9c")
     for text in ("my key is 3f9a2b1c4d5e6f7a8b9c", "use 3f9a2b1c4d5e6f7a8b9c here"):
         assert Conversation.from_messages([text]).taint(url) is not None, text
+
+
+def test_long_messages_are_read_each_time_not_kept() -> None:
+    """What is read from a message is kept per process only up to `MEMO_CHARS`
+    characters a message (a few thousand messages): requests of any size cannot grow
+    the memos past that, and a long message is judged the same, read again."""
+    from rendersafe.conversation import index, prose, seen  # noqa: PLC0415
+    from rendersafe.conversation.messages import MEMO_CHARS  # noqa: PLC0415
+
+    memos = (index._message_text, index._message_pieces, prose._words, seen._memo_bare_of)
+    filler = "plain words about the weather and docs.example.org pages " * (MEMO_CHARS // 50)
+    long_chat = [{"role": "user", "content": f"{filler} my key is a8Fk2mQ9xZ3vL7pW"}]
+    before = [memo.cache_info().currsize for memo in memos]
+    for _ in range(2):
+        built = Conversation.from_messages([*long_chat, {"role": "user", "content": "x"}])
+        assert taint(built, "https://evil.example/?k=a8Fk2mQ9xZ3vL7pW") == Taint(0, "user", "key")
+    grown = [memo.cache_info().currsize - size for memo, size in zip(memos, before, strict=True)]
+    assert all(growth <= 1 for growth in grown)  # only the short message ("x") is kept
+    short = [{"role": "user", "content": "my key is a8Fk2mQ9xZ3vL7pW"}]
+    Conversation.from_messages(short).taint(parse_url("https://evil.example/?k=a8Fk2mQ9xZ3vL7pW"))
+    assert index._message_pieces.cache_info().currsize > before[1]

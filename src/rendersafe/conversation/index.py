@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
-from .messages import Message
+from .messages import MEMO_CHARS, Message
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = [
@@ -107,9 +107,14 @@ class MessageText:
         return self.chunk[a:b].decode("utf-8", "replace")
 
 
-@functools.lru_cache(maxsize=_CACHED_MESSAGES)
 def message_text(text: str) -> MessageText:
-    """The `MessageText` of `text`, once per process (the newest few thousand kept)."""
+    """The `MessageText` of `text`, once per process (the newest few thousand kept,
+    of at most `MEMO_CHARS` characters)."""
+    return _message_text(text) if len(text) <= MEMO_CHARS else MessageText(text)
+
+
+@functools.lru_cache(maxsize=_CACHED_MESSAGES)
+def _message_text(text: str) -> MessageText:
     return MessageText(text)
 
 
@@ -188,9 +193,16 @@ class MessagePieces:
         return self._kinds[hit]
 
 
-@functools.lru_cache(maxsize=_CACHED_MESSAGES)
 def message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
-    """The `MessagePieces` of `text`, once per process (the newest few thousand kept)."""
+    """The `MessagePieces` of `text`, once per process (the newest few thousand kept,
+    of at most `MEMO_CHARS` characters)."""
+    if len(text) > MEMO_CHARS:
+        return MessagePieces(message_text(text), canaries)
+    return _message_pieces(text, canaries)
+
+
+@functools.lru_cache(maxsize=_CACHED_MESSAGES)
+def _message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
     return MessagePieces(message_text(text), canaries)
 
 

@@ -22,6 +22,11 @@ __all__ = ["Message", "read_messages"]
 BARE_ROLE = "text"
 # Roles whose own words are the user's (a bare string is taken as the user's).
 USER_ROLES = frozenset({"user", "human", BARE_ROLE})
+# What is read from one message is kept once per process (a chat sends its history
+# again each turn), for a few thousand messages of at most this many characters: a
+# longer one is read again each time (linear: that costs what it cost before), so the
+# memos hold at most ~4096 x 32K characters however large the requests.
+MEMO_CHARS = 32_768
 _MAX_DEPTH = 8
 # Keys whose values are identifiers, enums or binary payloads, never text the model read.
 _SKIP_KEYS = frozenset(

@@ -29,7 +29,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from .messages import Message
+from .messages import MEMO_CHARS, Message
 
 __all__ = [
     "LONG_RUN",
@@ -100,7 +100,8 @@ class ProseIndex:
         self._starts: list[int] = []
         offset = 0
         for message in messages:
-            words, marked = _words(message.text)
+            text = message.text
+            words, marked = _words(text) if len(text) <= MEMO_CHARS else _read_words(text)
             self._starts.append(offset)
             plain.append(words)
             sentences.append(marked)
@@ -154,8 +155,13 @@ class ProseIndex:
 
 @functools.lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, str]:
+    """`_read_words`, once per process (a chat sends its history again)."""
+    return _read_words(text)
+
+
+def _read_words(text: str) -> tuple[str, str]:
     """A message's words (URLs left out), space-separated, without and with `|` where
-    a sentence or a URL ends (once per process: a chat sends its history again)."""
+    a sentence or a URL ends."""
     text = _BOUNDARY.sub(" | ", _URL.sub(" | ", text.lower()))
     tokens = _TOKEN.findall(text)
     return " ".join(t for t in tokens if t != "|"), " ".join(tokens)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from ..urls.hosts import split_host
 from ..urls.parse import parse_url
 from .index import Corpus, MessageText, host_of, registered
+from .messages import MEMO_CHARS
 
 __all__ = ["SeenHosts", "SeenUrls", "normal_url"]
 
@@ -100,12 +101,18 @@ class SeenUrls:
             normal = self._normal[host] = set()
             for text in self._texts:
                 if host in text.hosts():
-                    normal |= _normal_urls(text, host)
+                    small = len(text.chunk) <= MEMO_CHARS
+                    normal |= (_normal_urls if small else _read_normal_urls)(text, host)
         return normal
 
 
 @functools.lru_cache(maxsize=4096)
 def _normal_urls(text: MessageText, host: str) -> frozenset[str]:
+    """`_read_normal_urls`, once per process (for messages of at most `MEMO_CHARS`)."""
+    return _read_normal_urls(text, host)
+
+
+def _read_normal_urls(text: MessageText, host: str) -> frozenset[str]:
     """The URLs on `host` of one message, normalised (with their variants)."""
     normal: set[str] = set()
     hosts = text.hosts()
@@ -168,8 +175,15 @@ class SeenHosts:
         return any(".".join(labels[i:]) in self for i in range(len(labels) - 1))
 
 
-@functools.lru_cache(maxsize=4096)
 def _bare_of(text: MessageText) -> frozenset[str]:
+    """The bare domains of one message (once per process, up to `MEMO_CHARS`)."""
+    if len(text.chunk) > MEMO_CHARS:
+        return frozenset(_bare_domains(text.chunk.lower()))
+    return _memo_bare_of(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _memo_bare_of(text: MessageText) -> frozenset[str]:
     return frozenset(_bare_domains(text.chunk.lower()))
 
 
