@@ -52,7 +52,8 @@ def _document(atoms: list[str]) -> st.SearchStrategy[str]:
     )
 
 
-honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS])
+# Atoms glued with no separator can make `!` and `[` an image: that is no honest reply.
+honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS]).filter(lambda t: "![" not in t)
 mixed = _document(HONEST_ATOMS + ATTACK_ATOMS)
 # Markup fragments glued with no structure: where renderers disagree most (fences,
 # raw HTML, comments and backticks cut at odd places). Each bug fuzzing found here

@@ -33,9 +33,13 @@ __all__ = ["references"]
 _DEFINITION_START = re.compile(
     r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
 )
+# After the destination: the line's end, or a title's opener (python-markdown's title
+# runs to the last quote of the line); text of any other kind after it makes the line
+# a paragraph in every renderer (`[r]: u ![r]` defines nothing).
 _DEFINITION = re.compile(
     r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
     r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
+    r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
 )
 
 
