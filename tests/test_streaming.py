@@ -130,7 +130,8 @@ def test_equal_to_one_shot_after_a_long_unchanged_start(sanitizer: Sanitizer, si
     outputs, findings = _stream(sanitizer, [text[i : i + size] for i in range(0, len(text), size)])
     assert "".join(outputs) == expected.text
     assert findings == expected.findings
-    assert expected.text.startswith(start) and expected.findings
+    assert expected.text.startswith(start)
+    assert expected.findings
 
 
 @settings(max_examples=100, deadline=None)

@@ -137,28 +137,33 @@ class StreamSanitizer:
         # add to the current line, and either add plain words to a unit nothing holds
         # (sent up to the last space, as `sendable` would) or add to a held one.
         fast = self._fast
-        if fast == _PLAIN:
-            if (
-                isinstance(chunk, str)
-                and _NOT_PLAIN.isdisjoint(chunk)
-                and (size := len(chunk)) <= self._room
-            ):
-                self._room -= size
-                self._mid_line.append(chunk)
-                space = chunk.rfind(" ")
-                if space < 0:
-                    self._unsent += chunk
-                    return ""
-                word = self._unsent  # what was held after the last chunk
-                if len(word) > self._most_held:
-                    self._most_held = len(word)
-                self._unsent = chunk[space + 1 :]
-                return word + chunk[: space + 1]
-        elif fast == _HELD:
+        if fast == _HELD:
             if isinstance(chunk, str) and "\n" not in chunk and (size := len(chunk)) <= self._room:
                 self._room -= size
                 self._mid_line.append(chunk)
                 return ""
+        elif fast == _PLAIN and isinstance(chunk, str) and (size := len(chunk)) <= self._room:
+            if chunk.isalpha():  # letters: no space, nothing `_NOT_PLAIN` holds
+                self._room -= size
+                self._mid_line.append(chunk)
+                self._unsent += chunk
+                return ""
+            if _NOT_PLAIN.isdisjoint(chunk):
+                self._room -= size
+                self._mid_line.append(chunk)
+                words, space, rest = chunk.rpartition(" ")
+                if not space:
+                    self._unsent += chunk
+                    return ""
+                word = self._unsent  # what was held after the last chunk
+                if len(word) > self._most_held:  # noqa: PLR1730  (a call, per chunk)
+                    self._most_held = len(word)
+                self._unsent = rest
+                return f"{word}{words} "
+        return self._take(chunk)
+
+    def _take(self, chunk: str) -> str:
+        """`feed` for any other chunk, and for a stream not open or in shadow mode."""
         if self._taking and isinstance(chunk, str):
             try:
                 return self._feed(chunk)
@@ -222,10 +227,11 @@ class StreamSanitizer:
         # unit ends. Between two calls here the hold-back only grew (`feed`), so its
         # peak is taken here (and when read).
         size = len(chunk)
-        held = self._held()
+        length = self._length + self._mark - self._room  # `_unit_length()`
+        held = len(self._unsent) if self._fast == _PLAIN else length - self._sent
         if held > self._most_held:  # noqa: PLR1730  (max() costs a call, per chunk)
             self._most_held = held
-        self._length, self._sent = self._unit_length(), self._unit_length() - held
+        self._length, self._sent = length, length - held
         if size <= self._room and "\n" not in chunk:
             self._room -= size
             self._mid_line.append(chunk)
