@@ -136,11 +136,13 @@ def test_sent_text_is_read_from_the_reply_only_after_a_change() -> None:
     assert sent.context(Unit(10, "three\n")) == "```\n"  # read inside what was sent
 
 
-def test_a_stream_tracks_the_text_sent_from_the_start() -> None:
+def test_a_stream_reads_the_units_it_sent_unchanged_at_the_first_change() -> None:
     sent = SentText.streaming(limit=8192)
     unit = Unit(0, "```\n", prefix="")
-    sent.record(unit, unit.text)
-    assert sent.context(Unit(4, "x")) == "```\n"
+    sent.record(unit, unit.text)  # unchanged: the units' own contexts stand
+    assert sent.context(Unit(4, "x\n")) == ""
+    sent.record(Unit(4, "x\n"), "y\n")  # changed: read inside what was sent
+    assert sent.context(Unit(6, "z")) == "```\n"
 
 
 def test_a_sanitiser_is_built_from_one_compiled_policy() -> None:

@@ -102,6 +102,38 @@ def test_equal_to_one_shot_across_forced_cuts(text: str, data: st.DataObject) ->
     assert findings == expected.findings
 
 
+@pytest.mark.parametrize("size", [1, 4, 64])
+def test_plain_prose_past_the_hold_limit_equals_one_shot(size: int) -> None:
+    """Prose with nothing risky is one unit until the hold limit cuts it, at a line
+    start before text already sent (sent up to the last space): that text is not
+    sent again (it was, twice, before)."""
+    text = "Plain words, nothing to change here.\n\n" * 300  # past 8192
+    outputs, findings = _stream(S, [text[i : i + size] for i in range(0, len(text), size)])
+    assert "".join(outputs) == text == S.run(text).text
+    assert findings == ()
+
+
+@pytest.mark.parametrize("sanitizer", [S, SMALL_HOLD], ids=["default", "small-hold"])
+@pytest.mark.parametrize("size", [4, 7])
+def test_equal_to_one_shot_after_a_long_unchanged_start(sanitizer: Sanitizer, size: int) -> None:
+    """A stream keeps the units it sends unchanged unread, to read them at the first
+    change (as one-shot reads the reply), up to a bound past which it reads them at
+    once: changes after that bound, inside a fence forced cuts split, come out as
+    one-shot has them."""
+    start = "Plain words, nothing to change here.\n\n" * 2000  # past the bound
+    text = start + (
+        "![x](https://evil.example/x.png)\n\n```\n"
+        + "code [line](https://evil.example/?q=1) <b>\n" * 40
+        + "```\n\nafter ![y](https://evil.example/y.png) and <img src=x>\n"
+    )
+    expected = sanitizer.run(text)
+    outputs, findings = _stream(sanitizer, [text[i : i + size] for i in range(0, len(text), size)])
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+    assert expected.text.startswith(start)
+    assert expected.findings
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from([c for c in CASES if not c.input.isascii()] or CASES), st.data())
 def test_bytes_cut_inside_characters(case: Case, data: st.DataObject) -> None:

@@ -41,9 +41,14 @@ __all__ = ["StreamSanitizer"]
 StreamState = Literal["open", "closed", "broken"]
 """open: taking chunks; closed: `close()` returned; broken: an error ended it."""
 
-# What in a chunk can let more of a unit be sent or hold it back (`sendable`): a
-# word's end, or an opener's first character.
-_MAY_SEND = frozenset(" \t\n[<!")
+# What `feed` takes in a few steps, by the mode the stream is in (`_fast`): nothing
+# (every chunk goes to `_feed`: shadow mode, closed, broken, or an unsent word that
+# may still be an opener or URL); a unit held back until it ends; plain words.
+_SLOW, _HELD, _PLAIN = 0, 1, 2
+# What stops a chunk being plain words: a line end, or a character `sendable` reads
+# beyond the last space (a tab ends a word too, an opener's `[`/`<`, a URL's `:@.`).
+# Without them in the unsent word and the chunk, the chunk sends up to its last space.
+_NOT_PLAIN = frozenset("\n\t[<:@.")
 
 Ended = Callable[["StreamSanitizer", "Exception | None"], None]
 """Told once when a stream closes or breaks (with the error), for its span and records."""
@@ -72,15 +77,20 @@ class StreamSanitizer:
         self._sent_text = SentText.streaming(units.policy.max_hold_chars)
         self._findings: list[Finding] = []
         # The current unit's length, kept here: joining its held lines per chunk to
-        # measure them re-read them.
+        # measure them re-read them. `feed`'s few steps only take from `_room`: the
+        # length is `_length` plus what `_room` lost since `_mark` (`_unit_length`).
         self._length = 0
         # Chunks that only add to the segmenter's current line, not pushed yet: it
         # takes them in one push with the next chunk it must read (`Segmenter.room`).
         self._mid_line: list[str] = []
         self._room = 0
-        self._sent = 0  # characters of the current unit already sent, unchanged
+        self._mark = 0
+        # Characters of the current unit already sent, unchanged; while plain words
+        # come (`_PLAIN`), not kept: the unit's length less the unsent word's.
+        self._sent = 0
         self._unsent = ""  # the rest of the current unit, while nothing is held
         self._held_from: int | None = None  # where the current unit must start waiting
+        self._fast = _SLOW if monitor else _PLAIN
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._state: StreamState = "open"
         self._taking = not monitor  # open, and not in shadow mode
@@ -93,15 +103,20 @@ class StreamSanitizer:
     @property
     def held(self) -> int:
         """Characters received but not sent yet (in shadow mode: none)."""
-        return 0 if self._monitor else self._length - self._sent
+        return 0 if self._monitor else self._held()
 
     @property
     def most_held(self) -> int:
         """The most characters held back at once, after any chunk."""
-        return max(self._most_held, self._length - self._sent)
+        return max(self._most_held, self._held())
 
     def _held(self) -> int:
-        return self._length - self._sent
+        if self._fast == _PLAIN:
+            return len(self._unsent)
+        return self._unit_length() - self._sent
+
+    def _unit_length(self) -> int:
+        return self._length + self._mark - self._room
 
     def openers(self) -> tuple[int, int]:
         """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
@@ -120,22 +135,39 @@ class StreamSanitizer:
 
     def feed(self, chunk: str) -> str:
         """Take the next chunk; return the text now settled and safe to send."""
+        # The common chunks, in a few steps whatever the unit holds: those that only
+        # add to the current line, and either add plain words to a unit nothing holds
+        # (sent up to the last space, as `sendable` would) or add to a held one.
+        fast = self._fast
+        if fast == _HELD:
+            if isinstance(chunk, str) and "\n" not in chunk and (size := len(chunk)) <= self._room:
+                self._room -= size
+                self._mid_line.append(chunk)
+                return ""
+        elif fast == _PLAIN and isinstance(chunk, str) and (size := len(chunk)) <= self._room:
+            if chunk.isalpha():  # letters: no space, nothing `_NOT_PLAIN` holds
+                self._room -= size
+                self._mid_line.append(chunk)
+                self._unsent += chunk
+                return ""
+            if _NOT_PLAIN.isdisjoint(chunk):
+                self._room -= size
+                self._mid_line.append(chunk)
+                words, space, rest = chunk.rpartition(" ")
+                if not space:
+                    self._unsent += chunk
+                    return ""
+                word = self._unsent  # what was held after the last chunk
+                if len(word) > self._most_held:  # noqa: PLR1730  (a call, per chunk)
+                    self._most_held = len(word)
+                self._unsent = rest
+                return f"{word}{words} "
+        return self._take(chunk)
+
+    def _take(self, chunk: str) -> str:
+        """`feed` for any other chunk, and for a stream not open or in shadow mode."""
         if self._taking and isinstance(chunk, str):
             try:
-                size = len(chunk)
-                if (
-                    size <= self._room
-                    and "\n" not in chunk
-                    and (self._held_from is not None or _MAY_SEND.isdisjoint(chunk))
-                ):
-                    # The common chunk only adds to the current line and lets nothing
-                    # more be sent: a few steps, whatever the unit holds.
-                    self._room -= size
-                    self._length += size
-                    self._mid_line.append(chunk)
-                    if self._held_from is None:
-                        self._unsent += chunk  # one word, no opener: sent once it ends
-                    return ""
                 return self._feed(chunk)
             except Exception as exc:
                 raise self._broken(exc) from exc
@@ -166,7 +198,7 @@ class StreamSanitizer:
             except Exception as exc:
                 raise self._broken(exc) from exc
         broken = self._state == "broken"
-        self._state, self._taking = "closed", False
+        self._state, self._taking, self._fast = "closed", False, _SLOW
         if self._on_end is not None and not broken:
             self._on_end(self, None)
         return out
@@ -184,7 +216,7 @@ class StreamSanitizer:
             self._broken(exc)
 
     def _broken(self, exc: Exception) -> Exception:
-        self._state, self._taking = "broken", False
+        self._state, self._taking, self._fast = "broken", False, _SLOW
         if not isinstance(exc, RenderSafeError):
             what = exception_text(exc)
             exc = SanitizeError(f"internal error while sanitising a stream: {what}")
@@ -197,9 +229,11 @@ class StreamSanitizer:
         # unit ends. Between two calls here the hold-back only grew (`feed`), so its
         # peak is taken here (and when read).
         size = len(chunk)
-        held = self._length - self._sent
+        length = self._length + self._mark - self._room  # `_unit_length()`
+        held = len(self._unsent) if self._fast == _PLAIN else length - self._sent
         if held > self._most_held:  # noqa: PLR1730  (max() costs a call, per chunk)
             self._most_held = held
+        self._length, self._sent = length, length - held
         if size <= self._room and "\n" not in chunk:
             self._room -= size
             self._mid_line.append(chunk)
@@ -212,6 +246,7 @@ class StreamSanitizer:
                 self._mid_line.clear()
             units = self._segmenter.push(text)
             self._room = self._segmenter.room
+        self._mark = self._room
         if units:
             self._length = self._segmenter.length
             out = self._released(held, units) + self._send_settled_prefix(None)
@@ -221,6 +256,11 @@ class StreamSanitizer:
         held = self._length - self._sent
         if held > self._most_held:  # noqa: PLR1730
             self._most_held = held
+        if self._taking:
+            if self._held_from is not None:
+                self._fast = _HELD
+            else:
+                self._fast = _PLAIN if _NOT_PLAIN.isdisjoint(self._unsent) else _SLOW
         return out
 
     def _segmented(self) -> Segmenter:
@@ -232,7 +272,9 @@ class StreamSanitizer:
 
     def _finish(self) -> str:
         """Settle what is left at the end of the reply."""
-        held, self._length, self._room = self._held(), 0, 0
+        held = self._held()
+        self._sent = self._unit_length() - held
+        self._length, self._room, self._mark, self._fast = 0, 0, 0, _SLOW
         self._most_held = max(self._most_held, held)
         return self._released(held, self._segmented().finish())
 
@@ -246,10 +288,17 @@ class StreamSanitizer:
         out = []
         for unit in units:
             settled = self._units.settle(unit, self._carry, self._sent_text, self._context)
-            sent = unit.text[: self._sent]
-            if not settled.text.startswith(sent):
-                raise SanitizeError("a settled unit changed text already sent")
-            out.append(settled.text[self._sent :])
+            if self._sent <= len(unit.text):
+                if not settled.text.startswith(unit.text[: self._sent]):
+                    raise SanitizeError("a settled unit changed text already sent")
+                out.append(settled.text[self._sent :])
+                self._sent = 0
+            else:
+                # A forced cut fell inside text sent already (sent up to the last
+                # space; cut at a line start before it): the rest stays sent.
+                if settled.text != unit.text:
+                    raise SanitizeError("a settled unit changed text already sent")
+                self._sent -= len(unit.text)
             findings = settled.findings
             if self._monitor:
                 findings = tuple(f.model_copy(update={"enforced": False}) for f in findings)
@@ -258,7 +307,7 @@ class StreamSanitizer:
                 for finding in findings:
                     self._on_finding(finding)
             self._carry = settled.carry
-            self._sent, self._held_from, self._unsent = 0, None, ""
+            self._held_from, self._unsent = None, ""
         return "".join(out)
 
     def _send_settled_prefix(self, chunk: str | None) -> str:

@@ -4,7 +4,10 @@ A renderer reads each unit inside what the text *sent* leaves open (a fence, a r
 block), whatever the text received left open. While every unit came out unchanged
 the two are the same, and the unit's own prefix (from the segmenter of the text
 received) is right: a one-shot run reads the text sent only from the first change
-on, from the reply it holds. A stream tracks it from the start.
+on, from the reply it holds. A stream, which does not hold the reply, keeps the
+units it sent unchanged and reads them at the first change; past `_KEPT`
+characters it reads them at once and tracks every unit from then on (bounded
+memory, and the same state: the same units, pushed in the same order).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from .segment import Segmenter, Unit
 
 __all__ = ["SentText"]
 
+_KEPT = 1 << 16  # the most characters of unchanged units a stream keeps unread
+
 
 class SentText:
     """Tracks the text sent, unit by unit. Build with `of_reply` or `streaming`."""
@@ -20,7 +25,10 @@ class SentText:
     def __init__(self, limit: int, reply: str | None) -> None:
         self._limit = limit
         self._reply = reply
-        self._segmenter = Segmenter(limit) if reply is None else None
+        self._segmenter: Segmenter | None = None
+        self._changed = False  # a unit's output differed from its text
+        self._kept: list[str] = []  # a stream's units sent unchanged, not read yet
+        self._kept_chars = 0
 
     @classmethod
     def of_reply(cls, reply: str, limit: int) -> SentText:
@@ -29,18 +37,35 @@ class SentText:
 
     @classmethod
     def streaming(cls, limit: int) -> SentText:
-        """For a stream: the reply is not at hand, so track every unit."""
+        """For a stream: the reply is not at hand, so keep the units sent unchanged."""
         return cls(limit, None)
 
     def context(self, unit: Unit) -> str:
         """What to parse in front of `unit`: what the text sent before it leaves open."""
-        return unit.prefix if self._segmenter is None else self._segmenter.context
+        return self._tracked().context if self._changed else unit.prefix
 
     def record(self, unit: Unit, output: str) -> None:
         """`output` was sent for `unit`."""
-        if self._segmenter is None:
-            if output == unit.text or self._reply is None:
+        if not self._changed:
+            if output == unit.text:
+                if self._reply is None:  # a stream: keep it, read it when needed
+                    self._kept.append(output)
+                    self._kept_chars += len(output)
+                    if self._kept_chars > _KEPT:
+                        self._tracked()
                 return
+            self._changed = True
+            if self._reply is not None:
+                self._segmenter = Segmenter(self._limit)
+                self._segmenter.push(self._reply[: unit.start])
+        self._tracked().push(output)
+
+    def _tracked(self) -> Segmenter:
+        """The segmenter of the text sent, given the units kept unread."""
+        if self._segmenter is None:
             self._segmenter = Segmenter(self._limit)
-            self._segmenter.push(self._reply[: unit.start])
-        self._segmenter.push(output)
+        if self._kept:
+            for text in self._kept:
+                self._segmenter.push(text)
+            self._kept, self._kept_chars = [], 0
+        return self._segmenter
