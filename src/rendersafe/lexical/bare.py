@@ -13,12 +13,11 @@ from collections.abc import Callable, Iterator
 from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.state import Pass
-from ..engine.triggers import URLISH
 from ..findings import Action, Construct
 from ..urls import Role
 from .decide import WINDOW, judge_reading
 
-__all__ = ["bare_readings", "bare_urls"]
+__all__ = ["ANCHOR", "bare_readings", "bare_urls"]
 
 # Bare URLs as the most generous renderer reads them: marked links `https://` even
 # inside a word, remark links `www.` after any punctuation, linkify-it links a bare
@@ -31,6 +30,12 @@ _DOMAIN_URL = re.compile(
 )
 _EMAIL = re.compile(
     r"[a-z0-9._+-]+@(?:[a-z0-9-]+\.)+[a-z]{2,24}\b(?:[/?#]" + _URL_TAIL + ")?", re.IGNORECASE
+)
+# `URLISH`, its matches the same (each alternative starts with its own character, and
+# no other character folds to `w`), found twice as fast: the engine skips to a
+# character of the leading class in C.
+ANCHOR = re.compile(
+    r"[:wW@.](?:(?<=:)//|(?<=[wW])[wW][wW]\.|(?<=@)|(?<=\.)[^\W\d_][\w-]{0,62}[/?#:])"
 )
 _SCHEME_BEFORE = re.compile(r"(?:https?|ftp)\Z", re.IGNORECASE)
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+")
@@ -56,7 +61,7 @@ def bare_readings(text: str, *, any_code: bool = False) -> list[str]:
     of it is code (`any_code`: whatever is code, every anchor's URL)."""
     readings: list[str] = []
     pos = 0
-    for anchor in URLISH.finditer(text):
+    for anchor in ANCHOR.finditer(text):
         if anchor.start() < pos:
             continue  # inside the previous URL (`_found`; never with `any_code`)
         match = _bare_match(text, anchor)
@@ -99,7 +104,7 @@ def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[in
     """Each bare URL (where it starts, it up to `](`, it whole) not in what `decided`
     says was decided (it gives where that ends), asked again after each URL."""
     pos = 0
-    for anchor in URLISH.finditer(text):
+    for anchor in ANCHOR.finditer(text):
         if anchor.start() < pos:
             continue  # inside the previous URL
         match = _bare_match(text, anchor)

@@ -31,7 +31,10 @@ by construction, findings and carry included. Every condition, and why it is sou
   scan, so every anchor's URL is judged (`any_code`); and python-markdown's view
   masks code spans, so a destination is certified only when its `(` is balanced on
   its line with no quote or backtick before the `)`, where the view reads what the
-  text reads (`_python_markdown_view`).
+  text reads (`_python_markdown_view`). A destination that ends at the first `)`
+  on its line, with no paren, quote or backtick before it, is read by one match:
+  there the readings above are the stripped text and its first run, no more
+  (`_simple_readings` shows it reading by reading).
 
 Judging must leave the reply's judge as the pass would. Without a conversation,
 `ReplyJudge.peek` answers only when the answer changes nothing the reply remembers
