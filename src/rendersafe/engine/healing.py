@@ -49,11 +49,33 @@ class HealerState:
             brackets = brackets + 1 if bracket == "[" else max(brackets - 1, 0)
         fence = self.fence
         if fence is not None or "```" in text or "~~~" in text:  # else no line opens one
-            for line in text.split("\n"):
-                fence = _next_fence(fence, line)
+            fence = _fence_after(fence, text)
         if brackets == self.brackets and fence is self.fence:
             return self
         return replace(self, brackets=brackets, fence=fence)
+
+
+def _fence_after(fence: Fence | None, text: str) -> Fence | None:
+    """The fence remend reads as open after the lines of `text`, from `fence`. While
+    none is open, only a line holding a fence marker can open one: the others are
+    skipped unread."""
+    start, end = 0, len(text)
+    while start <= end:
+        if fence is None:
+            marker = min(_find(text, "```", start), _find(text, "~~~", start))
+            if marker > end:
+                return None
+            start = max(start, text.rfind("\n", start, marker) + 1)
+        line_end = text.find("\n", start)
+        line_end = end if line_end < 0 else line_end
+        fence = _next_fence(fence, text[start:line_end])
+        start = line_end + 1
+    return fence
+
+
+def _find(text: str, marker: str, start: int) -> int:
+    found = text.find(marker, start)
+    return len(text) + 1 if found < 0 else found
 
 
 # The state before a reply: nothing open.

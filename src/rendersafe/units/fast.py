@@ -31,7 +31,10 @@ by construction, findings and carry included. Every condition, and why it is sou
   scan, so every anchor's URL is judged (`any_code`); and python-markdown's view
   masks code spans, so a destination is certified only when its `(` is balanced on
   its line with no quote or backtick before the `)`, where the view reads what the
-  text reads (`_python_markdown_view`).
+  text reads (`_python_markdown_view`). A destination that ends at the first `)`
+  on its line, with no paren, quote or backtick before it, is read by one match:
+  there the readings above are the stripped text and its first run, no more
+  (`_simple_readings` shows it reading by reading).
 
 Judging must leave the reply's judge as the pass would. Without a conversation,
 `ReplyJudge.peek` answers only when the answer changes nothing the reply remembers
@@ -72,6 +75,11 @@ _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
 _OPEN = re.compile(r"\(\s*")  # as `destinations` opens one
 _IMAGE = re.compile("!" + INVISIBLE.pattern + r"*\[")
+# A destination up to the first `)` on its line with nothing before it that nests,
+# quotes or may be masked as code (`_simple_readings`).
+_SIMPLE_DESTINATION = re.compile(r"[^()\"'`\n]*\)")
+# `inline._destinations`' first reading, on a text without parens or backslashes.
+_READING_A = re.compile(r"[^\s()\\]*")
 
 
 def enabled() -> bool:
@@ -141,16 +149,48 @@ def _candidates(text: str) -> dict[tuple[str, bool], None] | None:
     python_markdown: list[PythonMarkdown] = []
     while at >= 0:
         pos = at + 2
-        found[_markdown_it_destination(text, pos), False] = None
-        for url, _end in destination_readings(text, pos, python_markdown):
-            found[url, True] = None
-        if code:  # python-markdown has a view of its own only where it reads code
-            found[_python_markdown_view(text, pos)] = None
+        simple = _SIMPLE_DESTINATION.match(text, pos, pos + WINDOW)
+        if simple is not None:
+            _simple_readings(simple.group()[:-1], code, found)
+        else:
+            found[_markdown_it_destination(text, pos), False] = None
+            for url, _end in destination_readings(text, pos, python_markdown):
+                found[url, True] = None
+            if code:  # python-markdown has a view of its own only where it reads code
+                found[_python_markdown_view(text, pos)] = None
         at = text.find("](", pos)
-    found.update(dict.fromkeys((url, True) for url in bare_readings(text, any_code=code)))
+    for url in bare_readings(text, any_code=code):
+        found[url, True] = None
     if (None, False) in found or (None, True) in found:
         return None
     return {(url, decode): None for url, decode in found if url is not None}
+
+
+def _simple_readings(
+    destination: str, code: bool, found: dict[tuple[str | None, bool], None]
+) -> None:
+    """Add the readings of a destination that ends at the first `)` on its line,
+    within the window, with no `(`, quote or backtick before it (`_SIMPLE_DESTINATION`;
+    no `<` or `\\` either, `_plain`), as the general readings above add them.
+
+    There every reading ends at that `)`: markdown-it's (`parseLinkDestination`
+    stops at it, at level 0) is the run of non-control characters after the spaces
+    and tabs; `inline._destinations` reads that run up to a space (`_READING_A`) and
+    the stripped text up to the `)` (no title: no quote or paren); no reading spans
+    lines (`_may_span_lines`: no paren, quote or backslash before the `)`); and
+    python-markdown's view reads the stripped text too (`_python_markdown_view`:
+    the `)` balances the `(`, nothing masked)."""
+    lead = destination.lstrip(" \t")
+    run = _DESTINATION_RUN.match(lead)
+    found[unescapeAll(run.group()) if run is not None else "", False] = None
+    first = _READING_A.match(lead)
+    if first is not None and first.group():
+        found[first.group(), True] = None
+    stripped = destination.strip()
+    if stripped:
+        found[stripped, True] = None
+    if code:
+        found[stripped, True] = None
 
 
 def _python_markdown_view(text: str, pos: int) -> tuple[str | None, bool]:
