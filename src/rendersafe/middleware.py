@@ -63,6 +63,7 @@ from .urls.redact import exception_text
 from .wire import FORMATS, Codec, Texts, codec_for, format_of
 from .wire.encoding import Inflater, inflater_for
 from .wire.requests import RequestTee, conversation_of, provider_of
+from .wire.text_streams import escaped_ends
 
 __all__ = ["ContextHook", "ConversationHook", "RenderSafeMiddleware"]
 
@@ -388,8 +389,7 @@ class _Responder:
         body = message.get("body", b"")
         # What `reach` bounds it by, for an event that cannot end a text (the only
         # kind `token` takes): its length, and its escaped line ends.
-        ends = body.count(b"\\n") + 2 * body.count(b"\\u") if b"\\" in body else 0
-        if texts.settles_at_most(len(body), ends) >= _MEASURED:
+        if texts.settles_at_most(len(body), escaped_ends(body)) >= _MEASURED:
             return None
         out = codec.token(body)
         if out is None:

@@ -80,8 +80,6 @@ class Metrics(Protocol):
 
     def disconnect(self) -> None: ...
 
-    def delta(self, seconds: float) -> None: ...
-
     def delta_times(self) -> DeltaTimes: ...
 
     def held(self, chars: int) -> None: ...
@@ -108,9 +106,6 @@ class _NoMetrics:
         pass
 
     def disconnect(self) -> None:
-        pass
-
-    def delta(self, seconds: float) -> None:
         pass
 
     def delta_times(self) -> DeltaTimes:
@@ -183,11 +178,6 @@ class _Prometheus:
 
     def disconnect(self) -> None:
         self._disconnects.inc()
-
-    def delta(self, seconds: float) -> None:
-        times = DeltaTimes(self._delta.merge)
-        times.add(seconds)
-        times.flush()
 
     def delta_times(self) -> DeltaTimes:
         return DeltaTimes(self._delta.merge)

@@ -16,7 +16,7 @@ from .jsonlib import loads
 from .messages import json_error, safe_name
 from .shapes import STRING, TEXT, text_of, with_text
 from .sse import MAX_PENDING
-from .text_streams import ENDS, Texts
+from .text_streams import ENDS, IDLE, Texts, escaped_ends
 
 __all__ = ["NdjsonCodec"]
 
@@ -35,9 +35,6 @@ _GENERATE_LINE = re.compile(rf'{_ENVELOPE}"response":"({TEXT})","done":false\}}\
 _BARE_CHAT = frozenset({"model", "created_at", "message", "done"})
 _BARE_GENERATE = frozenset({"model", "created_at", "response", "done"})
 _BARE_MESSAGE = frozenset({"role", "content"})
-
-
-_IDLE = (b"", 0)  # the decoder's state past a first message, holding no cut character
 
 
 class NdjsonCodec:
@@ -60,7 +57,7 @@ class NdjsonCodec:
     def feed(self, data: bytes) -> bytes:
         """Take body bytes; return the rewritten lines they completed."""
         text = self._partial + self._decoder.decode(data)
-        self._idle = self._decoder.getstate() == _IDLE
+        self._idle = self._decoder.getstate() == IDLE
         cut = text.rfind("\n") + 1
         self._partial = text[cut:]
         if len(self._partial) > MAX_PENDING:
@@ -106,7 +103,7 @@ class NdjsonCodec:
             data = self._partial.encode() + data
         if final or len(_DONE.findall(data)) != len(_NOT_DONE.findall(data)):
             return len(data), ENDS
-        return len(data), data.count(b"\\n") + 2 * data.count(b"\\u")
+        return len(data), escaped_ends(data)
 
     def error_frame(self, message: str) -> bytes:
         """Ollama's error line."""

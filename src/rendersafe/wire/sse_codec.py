@@ -23,7 +23,7 @@ from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse
 from .sse import SseEvent, SseReader
-from .text_streams import ENDS, Texts
+from .text_streams import ENDS, IDLE, Texts, escaped_ends
 
 __all__ = ["DIALECTS", "SseCodec"]
 
@@ -96,7 +96,7 @@ class SseCodec:
         if out is not None:
             return out
         events = self._reader.feed(self._decoder.decode(data))
-        self._idle = self._reader.idle and self._decoder.getstate() == _IDLE
+        self._idle = self._reader.idle and self._decoder.getstate() == IDLE
         return self._write(events)
 
     def token(self, data: bytes) -> bytes | None:
@@ -136,10 +136,7 @@ class SseCodec:
             return size, data.count(b"\n") + data.count(b"\r")
         if _may_end(data):
             return size, ENDS
-        if b"\\" not in data:
-            return size, 0
-        # Inside a JSON string a line end is escaped: `\n`, or `\u000a` (counted twice).
-        return size, data.count(b"\\n") + 2 * data.count(b"\\u")
+        return size, escaped_ends(data)
 
     def error_frame(self, message: str) -> bytes:
         """The event that tells the client the rest was withheld."""
@@ -174,7 +171,6 @@ class SseCodec:
 
 
 _NOT_JSON: Any = object()
-_IDLE = (b"", 0)  # the decoder's state past a first message, holding no cut character
 # What can end a text (a finish reason, an event type, `[DONE]`), and the cases of it
 # that never do (a null finish reason, a delta): an event with more of the first may.
 _MAY_END = re.compile(rb'"finish_reason"|"type"|\[DONE\]')

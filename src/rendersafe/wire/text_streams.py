@@ -20,9 +20,11 @@ from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
 from .messages import safe_name
 
-__all__ = ["ENDS", "Report", "Texts"]
+__all__ = ["ENDS", "IDLE", "Report", "Texts", "escaped_ends"]
 
 ENDS = 2  # line ends a chunk that may end its text counts as: it may settle it whole
+# An incremental UTF-8 decoder's state past a first message, holding no cut character.
+IDLE = (b"", 0)
 
 Report = Callable[[Finding], None]
 
@@ -165,3 +167,9 @@ class Texts:
             raise InputTooLargeError(self._kept, limit)
         self.sent.setdefault(key, []).append(out)
         return out
+
+
+def escaped_ends(data: bytes) -> int:
+    """At most how many line ends JSON strings in `data` hold: inside a JSON string a
+    line end is escaped, `\\n` or `\\u000a` (each `\\u` counted twice)."""
+    return data.count(b"\\n") + 2 * data.count(b"\\u") if b"\\" in data else 0
