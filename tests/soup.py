@@ -26,10 +26,12 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     "tags": (
         "<img src=", "<a href=", "<div>", "</div>", "<p>", "<details>", '<b title="',
         "<source srcset=", "<svg><image href=", " onerror=alert(1) ", '"', "'", ">",
+        "<kbd>", "</kbd>", "<b>", "</b>", "<br>", "<br />", "<", "< ",
     ),
     "comments": ("<!--", "-->", "<?", "?>", "<!X", "<![CDATA[", "]]>"),
     "urls": (EVIL, "https://evil.example/x.png", "//evil.example/y.png", "javascript:alert(1)",
-             "ht\ntps://evil.example/n.png", "https:\t//evil.example/t.png", "www.evil.example/w"),
+             "ht\ntps://evil.example/n.png", "https:\t//evil.example/t.png", "www.evil.example/w",
+             f"<{EVIL}>", "<https://evil.example/x.png>", "<https://docs.python.org/library/>"),
     "containers": ("\n", "\n\n", "> ", "- ", "1. ", "| a | b |\n|---|---|\n| ", "# ", "\t"),
     "definitions": ("[r]: ", "\n[r]: https://evil.example/r.png\n", "[r]:\n"),
     "prose": ("word ", "a ", "Sure, here it is: "),

@@ -5,9 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rendersafe import Policy, Sanitizer
 from rendersafe.engine.carry import MAX_LABELS, Carry, Delta, parsed_references
+from rendersafe.engine.healing import Fence, _fence_after, _next_fence
 from rendersafe.engine.regions import Regions
 from rendersafe.engine.source import SourceText
 from rendersafe.engine.trust import CodeKind, CodeTrust
@@ -149,3 +152,26 @@ def test_a_sanitiser_is_built_from_one_compiled_policy() -> None:
     sanitizer = Sanitizer(Policy(image_marker="[img]"))
     assert sanitizer.units.rules.markers.image == "\\[img\\]"
     assert sanitizer.units.policy is sanitizer.policy
+
+
+def _fence_line_by_line(fence: Fence | None, text: str) -> Fence | None:
+    for line in text.split("\n"):
+        fence = _next_fence(fence, line)
+    return fence
+
+
+@given(
+    st.sampled_from(
+        [None, Fence("```", 0, 0), Fence("~~~~", 0, 0), Fence("```", 2, 0), Fence("```", 0, 1)]
+    ),
+    st.lists(
+        st.sampled_from(
+            ["```", "````", "~~~", "~~~~", "`", " ", "  ", "> ", "- ", "x", "\n", "\r"]
+        ),
+        max_size=30,
+    ).map("".join),
+)
+def test_the_healer_fence_skips_only_lines_that_cannot_close_it(
+    fence: Fence | None, text: str
+) -> None:
+    assert _fence_after(fence, text) == _fence_line_by_line(fence, text)

@@ -16,6 +16,7 @@ from markdown_it.helpers import parseLinkDestination
 
 from rendersafe import Policy, Result, Sanitizer
 from rendersafe.config import load_policy
+from rendersafe.engine.carry import Carry
 from rendersafe.units import fast
 from soup import EVIL, problems, soup
 
@@ -53,6 +54,12 @@ NEAR_MISSES = (
     "www.example.org/w", EVIL, "javascript:alert(1)", "//evil.example/y.png",
     "https://en.wikipedia.org/wiki/Foo_(bar)", "(x)", "((", "))",
     "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.png",
+    "<kbd>", "</kbd>", "<br>", "<br />", "<b>", "</b>", "<bx>", "<Ctrl>", "< ", "<", "<<",
+    "<https://docs.example.com/guide>", "<https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c>",
+    "<https://e.example/c/a>", "<https://evil.example/px/a8Fk2m.png>", "<javascript:alert(1)>",
+    "<https://e.example/?src=x>", "<https://e.example/[a]>", "<a@b.example>", "<!-- x -->",
+    "<img src=//evil.example/y.png>", "<span onclick=alert(1)>", "<span title=x>", "&lt;",
+    "&#60;", "<br/>", "\n<kbd>", "- <b>", "\n\n<div>",
 )  # fmt: skip
 near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
 mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
@@ -134,6 +141,58 @@ def test_idempotent_with_the_fast_path(text: str) -> None:
     assert same(once).text == once
 
 
+# Units holding `<`: which the fast path certifies (`units.angles`), and which it
+# leaves to the pass. Each is also compared with the fast path off.
+ANGLES_CERTIFIED = (
+    "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, then see <https://docs.python.org/library/csv.html>.",
+    "| a | b |\n|---|---|\n| one<br>two | <b>bold</b> and a < b |",
+    "Line one<br />line two, <sub>2</sub> and <SPAN>x</SPAN>.",
+    "See <https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42s> for the talk.",
+)
+ANGLES_TO_THE_PASS = (
+    "<kbd>Ctrl</kbd> at a line start",
+    "- <b>in a list item</b>",
+    "> <b>in a quote</b>",
+    "A <div>block tag</div> mid-line",
+    "A <img src=//evil.example/y.png> image",
+    "A <span onclick=alert(1)>handler</span>",
+    "An <https://e.example/?src=x> autolink naming an attribute",
+    "An <https://e.example/[a]> autolink with a bracket",
+    "A <a@b.example> mail autolink",
+    "A <javascript:alert(1)> script autolink",
+    "A <!-- comment --> here",
+    "Text <b>x</b> and [a link](https://docs.python.org/3/)",
+    "End </b>tag then &amp; an entity",
+    "A <bx> tag that is not b",
+)
+
+
+@pytest.mark.parametrize("text", ANGLES_CERTIFIED)
+def test_inline_tags_and_autolinks_are_certified(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+    assert same(text).text == text
+
+
+@pytest.mark.parametrize("text", ANGLES_TO_THE_PASS)
+def test_other_angles_are_left_to_the_pass(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
+    same(text)
+
+
+def test_an_autolink_carrying_data_is_judged_on_the_fast_path() -> None:
+    reply = "Press <kbd>K</kbd>: <https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c>."
+    result = same(reply, conversation=CONVERSATION)
+    assert result.findings
+    assert "sk-live" not in result.text
+
+
+def test_under_raw_html_escape_every_tag_is_left_to_the_pass() -> None:
+    escaping = Sanitizer(Policy(raw_html="escape"))
+    text = ANGLES_CERTIFIED[0]
+    assert fast.certified(text, Carry(), escaping.units.for_reply(None).rules.judge) is None
+    assert "<kbd>" not in escaping.run(text).text
+
+
 def test_a_link_channel_is_left_to_the_pass() -> None:
     # Each link alone is harmless; the fifth of one shape is a channel's use.
     reply = " ".join(f"[{c}](https://e.example/c/{c})" for c in "abcdefgh")
@@ -185,3 +244,12 @@ def test_markdown_its_destination_is_read_as_markdown_it_reads_it(text: str, pos
     if found is not None:
         parsed = parseLinkDestination(text, pos, len(text))
         assert found == (parsed.str if parsed.ok else "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["(" * 32 + ")" * 32, "(" * 33 + ")" * 33, "a(b)c)d", "a(b(c)", "(x) y)", "((a)b)c)", ")x"],
+)
+def test_markdown_its_destination_nests_as_markdown_it_does(text: str) -> None:
+    parsed = parseLinkDestination(text, 0, len(text))
+    assert fast._markdown_it_destination(text, 0) == (parsed.str if parsed.ok else "")

@@ -92,3 +92,30 @@ def test_a_forced_cut_in_nested_raw_html_carries_its_depth() -> None:
     text = "<div><div>\n" + "[a](b) word\n" * 20 + "</div>\n" + "[c](d)\n" * 10
     units = _units(text, 64, [11])
     assert units[1].prefix == "<div><div>\n"
+
+
+FENCED = (
+    "Intro [a](https://e.example/x)\n\n```python\nx = 1\n\n  ``\n    ```\n~~~\n```` no\n"
+    "[b](https://e.example/y)\n```\n\nAfter.\n\n~~~\n```\n~~~~\n\nLast ![c](u.png)\n"
+)
+
+
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=8), st.sampled_from([48, 8192]))
+def test_lines_inside_a_fence_taken_at_once_cut_alike(sizes: list[int], limit: int) -> None:
+    # One push reads a fence's lines at once (`Segmenter._take_fenced`); these
+    # chunkings read them line by line or cut inside them.
+    whole = _units(FENCED, limit, [len(FENCED)])
+    assert _units(FENCED, limit, sizes) == whole
+    line_by_line = _units(FENCED, limit, [len(line) for line in FENCED.splitlines(True)])
+    assert line_by_line == whole
+
+
+def test_only_a_fence_line_ends_the_fence_text() -> None:
+    # `  ```, an indented ```` ``` ````, `~~~` and a longer fence with an info string
+    # are the fence's text; its closing line ends it, and the unit after the blank line.
+    units = _units(FENCED, 8192, [len(FENCED)])
+    assert [u.text for u in units] == [
+        "Intro [a](https://e.example/x)\n\n",
+        "```python\nx = 1\n\n  ``\n    ```\n~~~\n```` no\n[b](https://e.example/y)\n```\n\n",
+        "After.\n\n~~~\n```\n~~~~\n\nLast ![c](u.png)\n",
+    ]

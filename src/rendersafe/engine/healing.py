@@ -57,7 +57,8 @@ class HealerState:
 
 def _fence_after(fence: Fence | None, text: str) -> Fence | None:
     """The fence remend reads as open after the lines of `text`, from `fence`. While
-    none is open, only a line holding a fence marker can open one: the others are
+    none is open, only a line holding a fence marker can open one, and while one is
+    open outside containers only a line holding its marker closes it: the others are
     skipped unread."""
     start, end = 0, len(text)
     while start <= end:
@@ -65,6 +66,12 @@ def _fence_after(fence: Fence | None, text: str) -> Fence | None:
             marker = min(_find(text, "```", start), _find(text, "~~~", start))
             if marker > end:
                 return None
+            start = max(start, text.rfind("\n", start, marker) + 1)
+        elif not fence.quote_depth and not fence.list_indent:
+            # Outside containers, only a line holding the opener's run can close it.
+            marker = _find(text, fence.marker, start)
+            if marker > end:
+                return fence
             start = max(start, text.rfind("\n", start, marker) + 1)
         line_end = text.find("\n", start)
         line_end = end if line_end < 0 else line_end

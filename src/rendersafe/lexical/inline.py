@@ -22,6 +22,7 @@ __all__ = ["destination_readings", "inline_constructs", "python_markdown_constru
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
 _PAREN = re.compile(r"\\.|[()]")
+_BARE_PAREN = re.compile(r"[()]")
 _TITLE = re.compile(r"""\s+["'(]""")
 # A destination read as (url, where the construct ends).
 Reading = tuple[str, int]
@@ -55,7 +56,7 @@ def destination_readings(
     """Every reading of the destination after `](` at `pos - 2`, each with where the
     construct ends (`python_markdown`: the text indexed for python-markdown, on first need)."""
     readings = _destinations(text, pos)
-    if _may_span_lines(text, pos):
+    if _may_span_lines(text, pos) and not _balanced_on_its_line(text, pos):
         if not python_markdown:
             python_markdown.append(PythonMarkdown.index(text))
         readings += _python_markdown(python_markdown[0], pos)
@@ -95,6 +96,23 @@ def _may_span_lines(text: str, pos: int) -> bool:
         return False
     close = text.find(")", pos, line_end)
     return close < 0 or any(c in text[pos:close] for c in "(\"'\\")
+
+
+def _balanced_on_its_line(text: str, pos: int) -> bool:
+    """Does python-markdown's destination from `pos` end on its line (so that
+    `_python_markdown` adds nothing)? It does when the `(` at `pos - 1` balances
+    there with no quote, escape or `<` before its `)`: getLink closes at that `)`
+    (`PythonMarkdown._scan`), and indexing the whole text to find it costs more."""
+    line_end = text.find("\n", pos)
+    depth = 0
+    for paren in _BARE_PAREN.finditer(text, pos, len(text) if line_end < 0 else line_end):
+        if paren.group() == "(":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            return not any(c in text[pos : paren.start()] for c in "\"'\\<")
+    return False
 
 
 def _python_markdown(python_markdown: PythonMarkdown, pos: int) -> list[Reading]:

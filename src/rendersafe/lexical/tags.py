@@ -21,7 +21,7 @@ from ..urls import Role, Verdict
 from .decide import judge_reading
 from .healers import tilde_reading
 
-__all__ = ["tags"]
+__all__ = ["may_judge", "tags"]
 
 _TAG_START = re.compile(r"<[a-zA-Z]")
 # From the first `<` of a run only, and without backtracking: a run of `<` would
@@ -45,6 +45,12 @@ _FETCHING_HREF = frozenset({"image", "use", "feimage", "link", "script"})
 # An event handler: script that runs without a click (onerror, onload, onfocus...).
 _HANDLER = re.compile(r"(?<![\w-])on[a-z]+\s*=", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*["']?([^"')\s]*)|@import\s+["']([^"']*)""", re.IGNORECASE)
+
+
+def may_judge(text: str) -> bool:
+    """Could `tags` judge anything in `text`: does it name a URL attribute or an
+    event handler anywhere? (False: every tag-like text in it passes.)"""
+    return _URL_ATTRIBUTE.search(text) is not None or _HANDLER.search(text) is not None
 
 
 def tags(ps: Pass, code: Regions, html: Regions) -> None:

@@ -14,6 +14,9 @@ from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 __all__ = ["MAX_RAW_DEPTH", "OpenBlocks"]
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# A line that may close a fence: every other line inside one is the fence's text.
+_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_BLANK_LINE = re.compile(r"^\s*$", re.MULTILINE)  # as `str.strip` reads a blank line
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
 _OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
 # CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
@@ -61,6 +64,24 @@ class OpenBlocks:
             # As deep as it is nested, so the end tags after the cut balance alike.
             return f"<{self.raw}>" * min(self.raw_depth, MAX_RAW_DEPTH) + "\n"
         return ""
+
+    def inside_fence(self, text: str, pos: int) -> int:
+        """Where the lines of `text` from the line start `pos` stop being the open
+        fence's text (only a fence line may close it, and nothing else opens inside
+        one): the start of the first fence line, or of the incomplete last line.
+        They are tracked as `track` would track them one by one. `pos` when no fence
+        is open, or a raw block or HTML block is open too."""
+        if self.fence is None or self.raw is not None or self.html is not None:
+            return pos
+        closer = _FENCE_LINE.search(text, pos)
+        end = text.rfind("\n", pos, len(text) if closer is None else closer.start()) + 1
+        if end <= pos:
+            return pos
+        self.closed_fence = False
+        self.blank = not text[text.rfind("\n", pos, end - 1) + 1 : end].strip()
+        if self.raw_closed and _BLANK_LINE.search(text, pos, end - 1):
+            self.raw_closed = False
+        return end
 
     def skipped(self, last_line: str) -> None:
         """Lines that open and close nothing were taken whole; `last_line` is the last."""

@@ -8,7 +8,9 @@ by construction, findings and carry included. Every condition, and why it is sou
 
 - not a forced cut, not after one, no prefix (the text sent leaves nothing open):
   those read the unit in a context or close what it leaves open (`settle`);
-- no `<`: no raw HTML, autolink, tag-like text or interleaved span, in any reading;
+- `<` only as `angles` certifies it: inline tags without attributes, one-line
+  autolinks (their URLs judged), `<` before white space; no other raw HTML,
+  tag-like text or interleaved span, in any reading (`raw_html = "sanitize"`);
 - no `\\`: escapes change extents and pairings; no `\\r` or NUL: the text is what
   markdown-it reads (`Normalised`);
 - `&` only without `-->` and `]]>`: python-markdown moves entities only after raw
@@ -53,7 +55,6 @@ import re
 from collections.abc import Iterator
 
 from markdown_it.common.utils import unescapeAll
-from markdown_it.helpers import parseLinkDestination
 
 from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
@@ -63,16 +64,18 @@ from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown
 from ..lexical.inline import destination_readings
 from ..urls import INVISIBLE, Role, Verdict
+from . import angles
 
 __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
-_PASS_ONLY = ("<", "\\", "]:", "\r", "\x00")
+_PASS_ONLY = ("\\", "]:", "\r", "\x00")
 # What `parseLinkDestination` reads before it looks at parens (no `\\` here).
 _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
+_MAX_NESTING = 32  # parens `parseLinkDestination` nests before it gives up
 _OPEN = re.compile(r"\(\s*")  # as `destinations` opens one
 _IMAGE = re.compile("!" + INVISIBLE.pattern + r"*\[")
 # A destination up to the first `)` on its line with nothing before it that nests,
@@ -99,7 +102,7 @@ def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
     nothing and finds nothing; None when the pass must read it."""
     if not isinstance(judge, ReplyJudge) or not _plain(text, carry):
         return None
-    candidates = _candidates(text)
+    candidates = _candidates(text, judge)
     if candidates is None:
         return None
     if judge.remembers_every_url:
@@ -137,11 +140,16 @@ def _plain(text: str, carry: Carry) -> bool:
     return "&" not in text or ("-->" not in text and "]]>" not in text)
 
 
-def _candidates(text: str) -> dict[tuple[str, bool], None] | None:
+def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | None:
     """Every URL a pass over `text` may judge as a link, with whether it decodes
     entities, each once (readings agree on most URLs); None when one of them is not
     read here."""
     found: dict[tuple[str | None, bool], None] = {}
+    if "<" in text:
+        autolinks = angles.autolinks(text) if judge.policy.raw_html == "sanitize" else None
+        if autolinks is None:
+            return None
+        found.update(((url, False), None) for url in autolinks)  # markdown-it's href
     code = "`" in text
     at = text.find("](")
     if at >= 0:
@@ -227,9 +235,24 @@ def _markdown_it_destination(text: str, pos: int) -> str | None:
     if text.startswith("\n", pos):
         return None
     run = _DESTINATION_RUN.match(text, pos)
-    if run is not None and "(" not in run.group():
+    if run is None:
+        return ""
+    destination = run.group()
+    if "(" not in destination:
         # Nothing to balance: markdown-it's loop ends at the first `)`.
-        href = run.group().partition(")")[0]
+        href = destination.partition(")")[0]
         return unescapeAll(href) if href else ""
-    found = parseLinkDestination(text, pos, len(text))
-    return found.str if found.ok else ""
+    # `parseLinkDestination`'s loop, by the parens alone (no `\\` here: `_plain`): it
+    # ends at the first `)` at level 0, fails past 32 levels or unbalanced.
+    level = 0
+    for paren in _PAREN.finditer(destination):
+        if paren.group() == "(":
+            level += 1
+            if level > _MAX_NESTING:
+                return ""
+        elif level == 0:
+            href = destination[: paren.start()]
+            return unescapeAll(href) if href else ""
+        else:
+            level -= 1
+    return "" if level else unescapeAll(destination)

@@ -140,13 +140,27 @@ class Segmenter:
         line up to the first that is blank or starts a block (no cut comes before a
         blank line). Returns where the lines taken end."""
         state = self._state
-        if self._line or state.open or state.closed_fence:
+        if self._line:
+            return pos
+        if state.fence is not None and not self._line_head:
+            return self._take_fenced(text, pos)
+        if state.open or state.closed_fence:
             return pos
         if not self._risky:
             return self._take_lines(text, pos, _QUIET_END.search(text, pos))
         if state.blank:
             return pos
         return self._take_lines(text, pos, _NOT_PLAIN.search(text, pos))
+
+    def _take_fenced(self, text: str, pos: int) -> int:
+        """Take the lines inside an open fence up to the first that may close it:
+        none of them can cut the unit, open anything or change the context."""
+        end = self._state.inside_fence(text, pos)
+        if end > pos:
+            self._lines.append(text[pos:end])
+            self._length += end - pos
+            self._risky = self._risky or _risky(text, pos, end)
+        return end
 
     def _take_lines(self, text: str, pos: int, found: re.Match[str] | None) -> int:
         end = text.rfind("\n", pos, found.start() if found else len(text)) + 1

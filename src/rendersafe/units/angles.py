@@ -1,0 +1,63 @@
+"""The `<` the fast path can certify: inline tags without attributes, one-line autolinks.
+
+`<kbd>Ctrl</kbd>`, `a<br>b` in a table cell, `<https://example.com/docs>` are common in
+honest replies, and the pass changes none of them: the fragment review keeps a tag
+with no attribute whose name fetches, runs or restyles nothing (`html.review`); the
+tag-like text check (`lexical.tags`) judges URL attributes and handlers, and the
+text has neither; an autolink's href is its URL (the parser does not normalise
+links), judged here as the pass judges it. Every condition, and why it is sound:
+
+- every `<` starts one of those, or is followed by white space (`a < b` is text to
+  every renderer and to the browser); a tag is one of `INLINE_TAGS`, which no
+  renderer reads as a block (python-markdown's block-level tags are not among them)
+  and no browser reads as raw text; an autolink is `http(s)://` with none of
+  `"'`[]\\@` (a bracket would pair across it, `@` is python-markdown's automail);
+- no `<` starts a line's content (after spaces and container markers only): no HTML
+  block, in any renderer, starts in the unit;
+- nothing python-markdown moves after raw HTML (`moved_after_raw_html`): its view is
+  the text;
+- no URL attribute name or `on*=` anywhere (what `lexical.tags` would judge);
+- no `](`: every destination reading of the fast path is shown for text without `<`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..lexical.tags import may_judge
+from ..markdown.python_markdown import moved_after_raw_html
+
+__all__ = ["INLINE_TAGS", "autolinks"]
+
+INLINE_TAGS = frozenset(
+    {
+        "abbr", "b", "br", "code", "em", "i", "kbd", "mark", "q", "s", "samp", "small",
+        "span", "strong", "sub", "sup", "u",
+    }
+)  # fmt: skip
+_NAMES = "|".join(sorted(INLINE_TAGS, key=len, reverse=True))
+# Group 1: an autolink's URL. A tag's name must end at its `>` (`<bx>` is not `<b>`).
+_ANGLE = re.compile(
+    rf"<(?:/?(?:{_NAMES})>|br ?/>|(https?://[^\s<>\"'`\[\]\\@]+)>|(?=[ \t\n]|\Z))",
+    re.IGNORECASE,
+)
+# What may stand before a `<` at the start of a line's content: spaces and the
+# markers of block quotes and list items.
+_MARKERS = " \t>-*+.)0123456789"
+
+
+def autolinks(text: str) -> list[str] | None:
+    """The URLs of the autolinks in `text` when every `<` in it is one the fast path
+    certifies (see the module docstring); None when one is not."""
+    if "](" in text or may_judge(text):
+        return None
+    urls: list[str] = []
+    at = text.find("<")
+    while at >= 0:
+        angle = _ANGLE.match(text, at)
+        if angle is None or not text[text.rfind("\n", 0, at) + 1 : at].lstrip(_MARKERS):
+            return None
+        if angle.group(1) is not None:
+            urls.append(angle.group(1))
+        at = text.find("<", at + 1)
+    return None if moved_after_raw_html(text) else urls
