@@ -139,7 +139,9 @@ def test_many_streams_with_faults_leak_nothing_and_leave_nothing(tmp_path: Path)
     fake = Upstream(pace=0.01)
     with Server(fake.app) as server:
         upstream_port = int(server.url.rsplit(":", 1)[1])
-        args = ("--read-timeout", "1", "--max-concurrency", str(STREAMS + 50))
+        # 3 s: a hang is still found quickly, and 200 streams on a loaded two-core
+        # machine may wait over a second for the upstream's first bytes.
+        args = ("--read-timeout", "3", "--max-concurrency", str(STREAMS + 50))
         with ProxyProcess(server.url, *args, audit=audit) as proxy:
             result = run_storm(proxy, upstream_port, STREAMS)
             assert proxy.stop() in (0, -15)  # the audit log is closed on the way out
