@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
+from rendersafe.conversation.index import MessageText
 from rendersafe.urls.parse import parse_url
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -329,3 +330,40 @@ def test_the_users_own_urls_are_copied(case: tuple[Conversation, list[str], list
     for url in own:
         assert conversation.has_url(url), url
         assert conversation.has_host(parse_url(url).host)
+
+
+# URL starts, authority and path bytes, and each byte that ends a URL in text.
+_URL_ATOMS = [
+    *[
+        "http://",
+        "https://",
+        "www.",
+        "ftp://",
+        "HTTPS://",
+        "a",
+        "b.c",
+        "/",
+        "?",
+        "#",
+        "@",
+        ":8",
+        "é",
+        "1",
+        "-",
+        "_",
+        "x.",
+    ],
+    *" \n\t<>\"'`\\",
+]
+_URL_TEXT = st.lists(st.sampled_from(_URL_ATOMS), max_size=40).map("".join)
+
+
+@SETTINGS
+@given(_URL_TEXT)
+def test_the_url_around_an_offset_is_the_scans_url(text: str) -> None:
+    """`host_at` (read around one offset) agrees with the message's scan for URLs."""
+    message = MessageText(text)
+    spans, hosts = message.links(), message.hosts()
+    for offset in range(len(message.chunk)):
+        inside = [i for i, (a, b) in enumerate(spans) if a <= offset < b]
+        assert message.host_at(offset) == (hosts[inside[0]] if inside else None)
