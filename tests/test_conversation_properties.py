@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
@@ -334,25 +334,8 @@ def test_the_users_own_urls_are_copied(case: tuple[Conversation, list[str], list
 
 # URL starts, authority and path bytes, and each byte that ends a URL in text.
 _URL_ATOMS = [
-    *[
-        "http://",
-        "https://",
-        "www.",
-        "ftp://",
-        "HTTPS://",
-        "a",
-        "b.c",
-        "/",
-        "?",
-        "#",
-        "@",
-        ":8",
-        "é",
-        "1",
-        "-",
-        "_",
-        "x.",
-    ],
+    *("http://", "https://", "www.", "ftp://", "HTTPS://", "WWW.", "a", "b.c", "B.C", "x."),
+    *("/", "?", "#", "@", ":8", "é", "1", "-", "_"),
     *" \n\t<>\"'`\\",
 ]
 _URL_TEXT = st.lists(st.sampled_from(_URL_ATOMS), max_size=40).map("".join)
@@ -367,3 +350,14 @@ def test_the_url_around_an_offset_is_the_scans_url(text: str) -> None:
     for offset in range(len(message.chunk)):
         inside = [i for i, (a, b) in enumerate(spans) if a <= offset < b]
         assert message.host_at(offset) == (hosts[inside[0]] if inside else None)
+
+
+@SETTINGS
+@given(_URL_TEXT)
+@example("see https://B.C/x, WWW.x and http://user@A:8/")
+def test_a_message_has_the_hosts_of_its_urls(text: str) -> None:
+    """`has_host` (which skips the scan where the name is not in the text) agrees
+    with the scan's hosts."""
+    hosts = MessageText(text).hosts()
+    for host in {*hosts, "a", "b.c", "x.", "", "é", "xn--9ca", "b.c:8"}:
+        assert MessageText(text).has_host(host) == (host in hosts)

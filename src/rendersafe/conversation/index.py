@@ -99,6 +99,15 @@ class MessageText:
             self._hosts = [_authority_host(authority) for authority in self._authorities]
         return self._hosts
 
+    def has_host(self, host: str) -> bool:
+        """Is `host` the host of one of the message's URLs (as `hosts`)? An ASCII text
+        without the name is not scanned for its URLs: their hosts are its lower-case
+        substrings."""
+        name = host.encode("utf-8", "surrogatepass")
+        if self._hosts is None and self.chunk.isascii() and name not in self.chunk.lower():
+            return False
+        return host in self.hosts()
+
     def host_at(self, offset: int) -> str | None:
         """The host of the URL (as `links`) that holds byte `offset`, if one does: found
         from the bytes around `offset` alone, so a message is not scanned for its URLs."""
