@@ -41,8 +41,9 @@ DOCS = [
     if line.startswith("http")
 ]
 # The user's own URLs: real ones (the benign list's placeholder IDs, `ABCDEF...`,
-# `AbCdEf...`, `123456789`, would be pieces that contain each other).
-REAL = [u for u in DOCS if "ABCDEF" not in u.upper() and "123456" not in u]
+# `AbCdEf...`, `123456789`, `a1b2c3d4`, would be pieces that contain each other, on
+# other sites too).
+REAL = [u for u in DOCS if "ABCDEF" not in u.upper() and "123456" not in u and "a1b2" not in u]
 ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
