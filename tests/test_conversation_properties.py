@@ -16,10 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
+from rendersafe.conversation.index import MessageText
 from rendersafe.urls.parse import parse_url
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,8 +41,9 @@ DOCS = [
     if line.startswith("http")
 ]
 # The user's own URLs: real ones (the benign list's placeholder IDs, `ABCDEF...`,
-# `AbCdEf...`, `123456789`, would be pieces that contain each other).
-REAL = [u for u in DOCS if "ABCDEF" not in u.upper() and "123456" not in u]
+# `AbCdEf...`, `123456789`, `a1b2c3d4`, would be pieces that contain each other, on
+# other sites too).
+REAL = [u for u in DOCS if "ABCDEF" not in u.upper() and "123456" not in u and "a1b2" not in u]
 ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
@@ -329,3 +331,34 @@ def test_the_users_own_urls_are_copied(case: tuple[Conversation, list[str], list
     for url in own:
         assert conversation.has_url(url), url
         assert conversation.has_host(parse_url(url).host)
+
+
+# URL starts, authority and path bytes, and each byte that ends a URL in text.
+_URL_ATOMS = [
+    *("http://", "https://", "www.", "ftp://", "HTTPS://", "WWW.", "a", "b.c", "B.C", "x."),
+    *("/", "?", "#", "@", ":8", "é", "1", "-", "_"),
+    *" \n\t<>\"'`\\",
+]
+_URL_TEXT = st.lists(st.sampled_from(_URL_ATOMS), max_size=40).map("".join)
+
+
+@SETTINGS
+@given(_URL_TEXT)
+def test_the_url_around_an_offset_is_the_scans_url(text: str) -> None:
+    """`host_at` (read around one offset) agrees with the message's scan for URLs."""
+    message = MessageText(text)
+    spans, hosts = message.links(), message.hosts()
+    for offset in range(len(message.chunk)):
+        inside = [i for i, (a, b) in enumerate(spans) if a <= offset < b]
+        assert message.host_at(offset) == (hosts[inside[0]] if inside else None)
+
+
+@SETTINGS
+@given(_URL_TEXT)
+@example("see https://B.C/x, WWW.x and http://user@A:8/")
+def test_a_message_has_the_hosts_of_its_urls(text: str) -> None:
+    """`has_host` (which skips the scan where the name is not in the text) agrees
+    with the scan's hosts."""
+    hosts = MessageText(text).hosts()
+    for host in {*hosts, "a", "b.c", "x.", "", "é", "xn--9ca", "b.c:8"}:
+        assert MessageText(text).has_host(host) == (host in hosts)

@@ -19,7 +19,6 @@ worked out for the few a URL carries.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Sequence
@@ -45,6 +44,12 @@ __all__ = [
 _HTTP = re.compile(rb"https?://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
 _WWW = re.compile(rb"(www\.[^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
 _FTP = re.compile(rb"ftp://([^/?#\s<>\"'`\\]*)[^\s<>\"'`\\]*")
+# The bytes that end a URL written in text (as in the scans above), as b" " (the
+# others b"!"), and where one starts: its scheme (or `www.`, which the authority holds).
+_STOP = ord(" ")
+_STOPS = bytes(_STOP if chr(b) in " \t\n\r\f\v<>\"'`\\" else ord("!") for b in range(256))
+_STARTS = ((b"http://", 7), (b"https://", 8), (b"www.", 0), (b"ftp://", 6))
+_AUTHORITY = re.compile(rb"[^/?#]*")
 _GRAM = 4
 _STRIDE = 3
 _MAX_OCCURRENCES = 8  # of one key: where it came from, and in which URLs
@@ -68,7 +73,7 @@ class MessageText:
     """One message's text as UTF-8, and (found on first ask) its URLs: their spans,
     ends and hosts. Shared by every conversation the message is sent in."""
 
-    __slots__ = ("_authorities", "_hosts", "chunk", "ends", "spans")
+    __slots__ = ("_authorities", "_hosts", "_stops", "chunk", "ends", "spans")
 
     def __init__(self, text: str) -> None:
         self.chunk = text.encode("utf-8", "surrogatepass")
@@ -76,6 +81,7 @@ class MessageText:
         self.ends: list[int] = []
         self._authorities: list[bytes] = []
         self._hosts: list[str] | None = None
+        self._stops: bytes | None = None
 
     def links(self) -> list[tuple[int, int]]:
         """The span of every URL of the message, in order."""
@@ -93,13 +99,38 @@ class MessageText:
             self._hosts = [_authority_host(authority) for authority in self._authorities]
         return self._hosts
 
-    def url_at(self, offset: int) -> int | None:
-        """The position (in `links`) of the URL that holds byte `offset`, if one does."""
-        spans = self.links()
-        index = bisect.bisect_right(self.ends, offset)
-        if index < len(spans) and spans[index][0] <= offset:
-            return index
-        return None
+    def has_host(self, host: str) -> bool:
+        """Is `host` the host of one of the message's URLs (as `hosts`)? An ASCII text
+        without the name is not scanned for its URLs: their hosts are its lower-case
+        substrings."""
+        name = host.encode("utf-8", "surrogatepass")
+        if self._hosts is None and self.chunk.isascii() and name not in self.chunk.lower():
+            return False
+        return host in self.hosts()
+
+    def host_at(self, offset: int) -> str | None:
+        """The host of the URL (as `links`) that holds byte `offset`, if one does: found
+        from the bytes around `offset` alone, so a message is not scanned for its URLs."""
+        chunk = self.chunk
+        if self._stops is None:
+            self._stops = chunk.translate(_STOPS)
+        stops = self._stops
+        if stops[offset] == _STOP:
+            return None
+        # A URL runs from its scheme (or `www.`) to the next stop byte: the one that
+        # holds `offset` starts at the first scheme after the stop before it.
+        begin = stops.rfind(b" ", 0, offset) + 1
+        found = [
+            (at, size)
+            for start, size in _STARTS
+            if (at := chunk.find(start, begin, offset + len(start))) >= 0
+        ]
+        if not found:
+            return None
+        at, size = min(found)
+        end = stops.find(b" ", offset)
+        match = _AUTHORITY.match(chunk, at + size, len(chunk) if end < 0 else end)
+        return _authority_host(match.group() if match else b"")
 
     def url(self, index: int) -> str:
         """The URL at position `index` of `links`, as written."""
@@ -181,8 +212,7 @@ class MessagePieces:
             text = self._text
             found = []
             for hit in self._occurrences.get(key, ()):
-                index = text.url_at(hit[2])
-                found.append((hit, None if index is None else text.hosts()[index]))
+                found.append((hit, text.host_at(hit[2])))
             self._where[key] = found
         return found
 

@@ -77,12 +77,13 @@ _CLASSES = bytes(
     else ord(" ")
     for b in range(256)
 )
-_KEY_CORE = re.compile(rb"0a+0")  # digits, letters, digits: a key has such a core
+# Digits, letters, digits: a key has such a core; the match runs on to the end of the
+# core's letters-and-digits segment (group 1: the rest of its token).
+_KEY_CORE = re.compile(rb"0a+0[0a]*([0a_]*)")
 _NUMBER = re.compile(rb"00(?:[._]{0,2}0){5,}")  # 7 digits or more, lightly separated
 _LETTERS = b"a" * 16  # a letters-only token long enough to be a random key
-_TOKEN_RUN = re.compile(rb"[0a_]*")
 _MAX_TOKEN = 256  # a token longer than this is read from its last 256 bytes
-_SEGMENT_RUN = re.compile(rb"[0a]*")
+_RUNS = re.compile(rb"[0a]*([0a_]*)")  # a segment's rest, and (group 1) its token's
 EMAIL = re.compile(
     rb"@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     rb"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
@@ -220,12 +221,14 @@ def _number_start(classes: bytes, start: int) -> int:
 
 def _keys(text: bytes, classes: bytes, hits: list[Hit]) -> None:
     """Tokens with a digits-letters-digits core, and long letters-only tokens."""
-    pos = 0
-    while (match := _KEY_CORE.search(classes, pos)) is not None:
-        pos = _token(text, classes, match.start(), hits)
+    for match in _KEY_CORE.finditer(classes):  # each match ends where its token does
+        _token(text, classes, (match.start(), match.start(1), match.end()), hits)
     pos = classes.find(_LETTERS)
     while pos >= 0:
-        pos = classes.find(_LETTERS, _token(text, classes, pos, hits))
+        runs = _RUNS.match(classes, pos)
+        assert runs is not None  # the pattern matches the empty string
+        _token(text, classes, (pos, runs.start(1), runs.end()), hits)
+        pos = classes.find(_LETTERS, runs.end())
 
 
 def _emails(text: bytes, hits: list[Hit]) -> None:
@@ -270,16 +273,15 @@ def _secret_like(value: bytes) -> bool:
     return value != value.lower() and value != value.upper() and not value.istitle()
 
 
-def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
-    """Add the token around `pos`: its letters-and-digits segment, and the whole token
-    (`-` and `_` included) where that is longer. Returns where the token ends."""
-    window = max(0, pos - _MAX_TOKEN)  # each search stays short, whatever came before
-    token_start = max(
-        window, classes.rfind(b".", window, pos) + 1, classes.rfind(b" ", window, pos) + 1
-    )
+def _token(text: bytes, classes: bytes, ends: tuple[int, int, int], hits: list[Hit]) -> None:
+    """Add the token around `pos` (`ends`: it, and where the segment and the token that
+    hold it end): its letters-and-digits segment, and the whole token (`-` and `_`
+    included) where that is longer."""
+    pos, segment_end, token_end = ends
+    window = pos - _MAX_TOKEN if pos > _MAX_TOKEN else 0  # each search stays short
+    token_start = classes.rfind(b".", window, pos) + 1
+    token_start = classes.rfind(b" ", token_start or window, pos) + 1 or token_start or window
     segment_start = classes.rfind(b"_", token_start, pos) + 1 or token_start
-    segment_end = _SEGMENT_RUN.match(classes, pos).end()  # type: ignore[union-attr]
-    token_end = _TOKEN_RUN.match(classes, segment_end).end()  # type: ignore[union-attr]
     key = alnum_key(text[segment_start:segment_end])
     if len(key) >= MIN_KEY:
         hits.append((key, "segment", segment_start, segment_end))
@@ -289,7 +291,6 @@ def _token(text: bytes, classes: bytes, pos: int, hits: list[Hit]) -> int:
         whole = alnum_key(text[token_start:token_end])
         if len(whole) > len(key):
             hits.append((whole, "token", token_start, token_end))
-    return token_end
 
 
 def _is_key(token: bytes) -> bool:

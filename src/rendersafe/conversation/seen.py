@@ -100,7 +100,7 @@ class SeenUrls:
         if normal is None:
             normal = self._normal[host] = set()
             for text in self._texts:
-                if host in text.hosts():
+                if text.has_host(host):
                     small = len(text.chunk) <= MEMO_CHARS
                     normal |= (_normal_urls if small else _read_normal_urls)(text, host)
         return normal
