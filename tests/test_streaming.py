@@ -203,6 +203,96 @@ def test_honest_prose_goes_out_at_once() -> None:
     assert stream.held == 0
 
 
+# The chunks a cheaper `feed` path would take besides plain words (sentence
+# punctuation a space or line end follows; line ends no cut can follow, in a held
+# unit or not), next to those that must still reach the segmenter or hold the word.
+_QUICK_ATOMS = [
+    "word",
+    "ab",
+    " ",
+    "  ",
+    "    ",
+    ". ",
+    ".",
+    ":",
+    ": ",
+    ".\n",
+    "\n",
+    "\n\n",
+    " \n",
+    "\t",
+    "\r\n",
+    "- ",
+    "| a |",
+    "1. ",
+    "```",
+    "~~~",
+    "`",
+    "www",
+    "w",
+    "W",
+    "com/",
+    "x@y",
+    "[x]",
+    "![i](https://evil.example/p.png?d=1)",
+    "[l](https://docs.example/a)",
+    "<b>",
+    "<!--",
+    "-->",
+    "https://evil.example/?d=" + PAYLOAD[:12],
+    "e.example/a",
+    "\n    code\n",
+    "\n> q",
+]
+quick_soup = st.lists(st.sampled_from(_QUICK_ATOMS), max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=quick_soup, data=st.data())
+def test_the_few_steps_for_punctuation_and_lines_equal_one_shot(
+    text: str, data: st.DataObject
+) -> None:
+    sanitizer = data.draw(st.sampled_from([S, Sanitizer(Policy(max_hold_chars=256))]))
+    outputs, findings = _stream(sanitizer, _cuts(text, data))
+    result = sanitizer.run(text)
+    assert "".join(outputs) == result.text
+    assert findings == result.findings
+
+
+@pytest.mark.parametrize(
+    ("chunks", "sent"),
+    [
+        (
+            ["Say ", "hi.", " Then", ": go", "\nOk", ". "],
+            ["Say ", "", "hi. ", "Then: ", "go\n", "Ok. "],
+        ),
+        (["Say ", "x.", "com/", "a b"], ["Say ", "", "", ""]),  # `x.` grew into a URL
+        (["Say ", "ww", "w. x", " y"], ["Say ", "", "", ""]),  # `www.` is held
+        (["Say ", "a:", "//b", " c"], ["Say ", "", "", ""]),
+        (["- a\n", "- b\n", "\n", "Next"], ["- a\n", "- b\n", "\n", ""]),
+    ],
+)
+def test_punctuation_and_line_ends_go_out_at_once_unless_risky(
+    chunks: list[str], sent: list[str]
+) -> None:
+    stream = S.stream()
+    assert [stream.feed(chunk) for chunk in chunks] == sent
+
+
+def test_a_held_unit_is_released_at_the_line_start_after_a_blank_line() -> None:
+    """A held unit waits for its end and no longer: it is settled and sent with the
+    chunk that starts the line after a blank line or a closing fence."""
+    stream = S.stream()
+    link = "[a](https://docs.example/x) b"
+    assert [stream.feed(c) for c in [link, "c\nd", "e\n", "\n"]] == ["", "", "", ""]
+    assert stream.feed("Next ") == link + "c\nde\n\nNext "
+    fenced = S.stream()
+    assert fenced.feed("```\n") == "```\n"
+    assert fenced.feed("[a](https://docs.example/x)\n") == ""
+    assert fenced.feed("```\n") == ""  # a closing fence: a cut may follow it
+    assert fenced.feed("b ") == "[a](https://docs.example/x)\n```\nb "
+
+
 @pytest.mark.parametrize(
     ("text", "waits_from"),
     [
