@@ -513,3 +513,26 @@ def test_most_held_is_the_peak_after_any_chunk(text: str, size: int) -> None:
         assert stream.most_held == peak
     stream.close()
     assert stream.most_held == peak
+
+
+@pytest.mark.parametrize(
+    ("text", "sizes"),
+    [
+        ("\xa0\n[](s:)", [3, 5, 1]),
+        ("> \xa0\n> [x](https://evil.example/?d=c2VjcmV0IGRhdGEgb2YgdGhlIHVzZXI)", [2, 3, 4]),
+        ("a[x]\n\xa0\r\n.", [5, 9]),
+    ],
+)
+def test_a_stream_never_takes_back_what_it_sent(text: str, sizes: list[int]) -> None:
+    # The text before a unit's first opener is sent before the unit ends; an edit that
+    # reached it (a block replaced whole) made the stream fail closed at the end.
+    chunks, pos = [], 0
+    while pos < len(text):
+        for size in sizes:
+            chunks.append(text[pos : pos + size])
+            pos += size
+    sanitizer = Sanitizer()
+    outputs, findings = _stream(sanitizer, [c for c in chunks if c])
+    expected = sanitizer.run(text)
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings

@@ -123,12 +123,24 @@ def _mark_inline_token(
     kind = previous.type if previous is not None else ""
     find = kind in _FIND_MODE
     if any(child.type in _INTERESTING for child in token.children or []):
-        offsets = OffsetMap(sweep.source, token.content, token.map[0], cursors if find else None)
+        first = _first_content_line(sweep.source, token.map, token.content)
+        offsets = OffsetMap(sweep.source, token.content, first, cursors if find else None)
         where = Where(offsets, 0, (token.map[0], token.map[1]), token.content)
         maps[id(token)] = where
         _mark_inline(sweep, token.children or [], where, in_table=kind in ("th_open", "td_open"))
     elif find:
         advance(sweep.source, token.content, token.map[0], cursors)
+
+
+def _first_content_line(source: SourceText, lines: list[int], content: str) -> int:
+    """The source line an inline token's content starts on. markdown-it-py strips a
+    paragraph with `str.strip`, which drops leading lines of Unicode white space only
+    (`\xa0`, which CommonMark keeps as text): the content starts below them."""
+    first, end = lines[0], lines[1]
+    dropped = (end - first) - (content.count("\n") + 1)
+    while dropped > 0 and first < len(source.lines) and not source.lines[first].strip():
+        first, dropped = first + 1, dropped - 1
+    return first
 
 
 def _mark_inline(sweep: _Sweep, children: list[Token], where: Where, *, in_table: bool) -> None:

@@ -81,6 +81,12 @@ class _Reading:
     in_context: bool = True  # read inside what the text before leaves open
 
 
+def _keeps_what_streams_send(original: str, output: str) -> bool:
+    """Does `output` start with what a stream may send of `original` before it ends?"""
+    keep, _held = sendable(original, final=True)
+    return output.startswith(original[:keep])
+
+
 class UnitSanitizer:
     """Sanitises units in order under one compiled policy."""
 
@@ -121,6 +127,11 @@ class UnitSanitizer:
         if current.text != unit.text and not unit.forced and not unit.prefix:
             again = self._as_read_again(unit, carry, first, current, findings, context=context)
             current, findings = again
+        if current.text != unit.text and not _keeps_what_streams_send(unit.text, current.text):
+            # An edit reached text a stream sends before the unit ends (a block replaced
+            # whole when a construct cannot be placed): that text stays, the rest is
+            # neutralised, so a stream never has to take back what it sent.
+            current, findings = self._neutralised(unit, carry, first, context)
         sent.record(unit, current.text)
         # The definitions are those of the text sent (the last pass: cleaning can
         # expose one), the labels every label an image used in any pass.
