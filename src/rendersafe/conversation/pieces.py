@@ -278,9 +278,10 @@ def _token(text: bytes, classes: bytes, ends: tuple[int, int, int], hits: list[H
     hold it end): its letters-and-digits segment, and the whole token (`-` and `_`
     included) where that is longer."""
     pos, segment_end, token_end = ends
-    window = pos - _MAX_TOKEN if pos > _MAX_TOKEN else 0  # each search stays short
-    token_start = classes.rfind(b".", window, pos) + 1
-    token_start = classes.rfind(b" ", token_start or window, pos) + 1 or token_start or window
+    window = max(0, pos - _MAX_TOKEN)  # each search stays short, whatever came before
+    token_start = max(
+        window, classes.rfind(b".", window, pos) + 1, classes.rfind(b" ", window, pos) + 1
+    )
     segment_start = classes.rfind(b"_", token_start, pos) + 1 or token_start
     key = alnum_key(text[segment_start:segment_end])
     if len(key) >= MIN_KEY:

@@ -62,14 +62,12 @@ def _fence_after(fence: Fence | None, text: str) -> Fence | None:
     skipped unread."""
     start, end = 0, len(text)
     while start <= end:
-        if fence is None:
-            marker = min(_find(text, "```", start), _find(text, "~~~", start))
-            if marker > end:
-                return None
-            start = max(start, text.rfind("\n", start, marker) + 1)
-        elif not fence.quote_depth and not fence.list_indent:
+        if fence is None or not (fence.quote_depth or fence.list_indent):
             # Outside containers, only a line holding the opener's run can close it.
-            marker = _find(text, fence.marker, start)
+            if fence is None:
+                marker = min(_find(text, "```", start), _find(text, "~~~", start))
+            else:
+                marker = _find(text, fence.marker, start)
             if marker > end:
                 return fence
             start = max(start, text.rfind("\n", start, marker) + 1)

@@ -17,7 +17,12 @@ from .brackets import Bracket, Pairing
 from .decide import WINDOW, judge_reading, neutralise
 from .destinations import PythonMarkdown, joined
 
-__all__ = ["destination_readings", "inline_constructs", "python_markdown_constructs"]
+__all__ = [
+    "closing_paren",
+    "destination_readings",
+    "inline_constructs",
+    "python_markdown_constructs",
+]
 
 _READING_A = re.compile(r"(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))*")
 _REMOTE = re.compile(r"\s*(?:[a-zA-Z][\w+.-]*:|[/\\]{2})")
@@ -98,11 +103,9 @@ def _may_span_lines(text: str, pos: int) -> bool:
     return close < 0 or any(c in text[pos:close] for c in "(\"'\\")
 
 
-def _balanced_on_its_line(text: str, pos: int) -> bool:
-    """Does python-markdown's destination from `pos` end on its line (so that
-    `_python_markdown` adds nothing)? It does when the `(` at `pos - 1` balances
-    there with no quote, escape or `<` before its `)`: getLink closes at that `)`
-    (`PythonMarkdown._scan`), and indexing the whole text to find it costs more."""
+def closing_paren(text: str, pos: int) -> int:
+    """Where the `)` that balances the `(` at `pos - 1` is, when it is on that line
+    (escapes not read: callers refuse a `\\` before it); -1 when it is not."""
     line_end = text.find("\n", pos)
     depth = 0
     for paren in _BARE_PAREN.finditer(text, pos, len(text) if line_end < 0 else line_end):
@@ -111,8 +114,17 @@ def _balanced_on_its_line(text: str, pos: int) -> bool:
         elif depth:
             depth -= 1
         else:
-            return not any(c in text[pos : paren.start()] for c in "\"'\\<")
-    return False
+            return paren.start()
+    return -1
+
+
+def _balanced_on_its_line(text: str, pos: int) -> bool:
+    """Does python-markdown's destination from `pos` end on its line (so that
+    `_python_markdown` adds nothing)? It does when the `(` at `pos - 1` balances
+    there with no quote, escape or `<` before its `)`: getLink closes at that `)`
+    (`PythonMarkdown._scan`), and indexing the whole text to find it costs more."""
+    close = closing_paren(text, pos)
+    return close >= 0 and not any(c in text[pos:close] for c in "\"'\\<")
 
 
 def _python_markdown(python_markdown: PythonMarkdown, pos: int) -> list[Reading]:

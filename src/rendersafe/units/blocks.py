@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 
-__all__ = ["MAX_RAW_DEPTH", "OpenBlocks"]
+__all__ = ["MAX_RAW_DEPTH", "SPACE", "OpenBlocks"]
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # A line that may close a fence: every other line inside one is the fence's text.
@@ -19,7 +19,7 @@ _FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
 # A blank line as CommonMark reads one: spaces and tabs only (`\xa0` and `\u3000` are
 # text to every renderer, and a cut after such a line would split a paragraph).
 _BLANK_LINE = re.compile(r"^[ \t\r]*$", re.MULTILINE)
-_SPACE = " \t\r\n"
+SPACE = " \t\r\n"  # what a blank line may hold
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
 _OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
 # CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
@@ -81,14 +81,15 @@ class OpenBlocks:
         if end <= pos:
             return pos
         self.closed_fence = False
-        self.blank = not text[max(pos, text.rfind("\n", pos, end - 1) + 1) : end].strip(_SPACE)
         if self.raw_closed and _BLANK_LINE.search(text, pos, end - 1):
             self.raw_closed = False
+        self.skipped(text, pos, end)
         return end
 
-    def skipped(self, last_line: str) -> None:
-        """Lines that open and close nothing were taken whole; `last_line` is the last."""
-        self.blank = not last_line.strip(_SPACE)
+    def skipped(self, text: str, pos: int, end: int) -> None:
+        """The whole lines text[pos:end], which open and close nothing, were taken at once."""
+        last = max(pos, text.rfind("\n", pos, end - 1) + 1)
+        self.blank = not text[last:end].strip(SPACE)
 
     def track(self, line: str) -> None:
         """Update what is open with one complete line."""
@@ -111,7 +112,7 @@ class OpenBlocks:
             self._open_raw(line, next_raw_tag(line, 0, len(line)))
         if self.fence is None and self.html is None and (self.tag_open or "<" in line):
             self.tag_open = _tag_open(self.tag_open, line)
-        self.blank = not line.strip(_SPACE)
+        self.blank = not line.strip(SPACE)
         self.raw_closed = self.raw_closed and not self.blank
 
     def _open(self, line: str) -> None:
@@ -151,9 +152,7 @@ def _closes(opening: str, line: str) -> bool:
     if opener is None or closer is None:
         return False
     mark, close = opener.group(1), closer.group(1)
-    return (
-        close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip(_SPACE)
-    )
+    return close[0] == mark[0] and len(close) >= len(mark) and not line[closer.end() :].strip(SPACE)
 
 
 def _tag_open(was_open: bool, line: str) -> bool:

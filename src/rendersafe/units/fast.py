@@ -62,7 +62,7 @@ from ..engine.judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown
-from ..lexical.inline import destination_readings
+from ..lexical.inline import closing_paren, destination_readings
 from ..urls import INVISIBLE, Role, Verdict
 from . import angles
 
@@ -210,16 +210,7 @@ def _python_markdown_view(text: str, pos: int) -> tuple[str | None, bool]:
     balanced by a `)` on its line, with no quote or backtick between, the view reads
     what the text reads, as `PythonMarkdown.span` does: to that `)`, since no quote
     and no paragraph end comes first (a `<` would be an angle destination)."""
-    line_end = text.find("\n", pos)
-    close, depth = -1, 0
-    for paren in _PAREN.finditer(text, pos, len(text) if line_end < 0 else line_end):
-        if paren.group() == "(":
-            depth += 1
-        elif depth == 0:
-            close = paren.start()
-            break
-        else:
-            depth -= 1
+    close = closing_paren(text, pos)
     if close < 0 or any(c in text[pos:close] for c in "`\"'"):
         return None, True
     start = _OPEN.match(text, pos - 1)

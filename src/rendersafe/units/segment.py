@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ..engine.triggers import OPENER, URLISH
-from .blocks import OpenBlocks
+from .blocks import SPACE, OpenBlocks
 
 __all__ = ["Segmenter", "Unit"]
 
@@ -96,7 +96,7 @@ class Segmenter:
         if self._length + len(self._line) + added > self.limit or line_ends > 1:
             return True
         state = self._state
-        if line_ends == 1 and (state.open or (self._risky and not self._line.strip(" \t\r\n"))):
+        if line_ends == 1 and (state.open or (self._risky and not self._line.strip(SPACE))):
             return True
         return not self._head_decided and self._risky and (state.blank or state.closed_fence)
 
@@ -168,7 +168,7 @@ class Segmenter:
             return pos
         self._lines.append(text[pos:end])
         self._length += end - pos
-        self._state.skipped(text[max(pos, text.rfind("\n", pos, end - 1) + 1) : end])
+        self._state.skipped(text, pos, end)
         return end
 
     def finish(self) -> list[Unit]:
