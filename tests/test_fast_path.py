@@ -60,6 +60,8 @@ NEAR_MISSES = (
     "<https://e.example/?src=x>", "<https://e.example/[a]>", "<a@b.example>", "<!-- x -->",
     "<img src=//evil.example/y.png>", "<span onclick=alert(1)>", "<span title=x>", "&lt;",
     "&#60;", "<br/>", "\n<kbd>", "- <b>", "\n\n<div>",
+    "[r]: https://docs.python.org/3/\n\n", "words\n[p]: https://e.example/c/p\n\n", "[R]",
+    "[ r ]", "[x][r]", "[r][]", "[x] [P]", "[p", "> [x\n> r]", "[\u017f]", "[&#114;]", "[rr]",
 )  # fmt: skip
 near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
 mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
@@ -218,6 +220,87 @@ def test_honest_text_around_a_removed_link_is_certified_and_unchanged() -> None:
     result = same(reply, conversation=CONVERSATION)
     assert result.text.startswith("Plain words.\n\n")
     assert result.text.endswith("More words.")
+
+
+# Units after two definitions, `r` (markdown-it's and every renderer's) and `p` (a
+# definition in a paragraph, python-markdown's alone: the lenient pass keeps it):
+# which the fast path certifies, as no bracket can use either label, and which it
+# leaves to the pass, as a renderer may.
+DEFINED = (
+    "[r]: https://docs.python.org/3/\n\nSome words\n[p]: https://docs.python.org/3/p\n\n"
+)
+LABELS_NOT_USED = (
+    "See [the csv docs](https://docs.python.org/3/library/csv.html) for more.",
+    "A [bracket] that names no label, and [rr], [pp] and [r p] neither.",
+    "An [unclosed bracket, then text.",
+    "Prose with an em dash \u2014 and [x] in it.",
+    "| a | b |\n|---|---|\n| [one] | two |",
+)
+LABELS_USED = (
+    "A use of [r] here.",
+    "A use of [R], its case folded.",
+    "A use of [ r ] with spaces.",
+    "A [text][r] full reference.",
+    "A [text] [P] reference python-markdown reads.",
+    "A [r][] collapsed one.",
+    "A label over lines [p\n] here.",
+    "Ends with an open [r",
+    "> A quote [x\n> r] over lines.",
+    "A [\u017f] long s, a non-ASCII label.",
+    "An entity in [&#114;] a label.",
+)
+
+
+def _certified_after_definitions(unit: str) -> bool:
+    """Did the fast path certify `unit`, read after `DEFINED`?"""
+    verdicts: dict[str, bool] = {}
+    original = fast.certified
+
+    def spy(text: str, carry: Carry, judge: object) -> object:
+        delta = original(text, carry, judge)  # type: ignore[arg-type]
+        verdicts[text] = delta is not None
+        return delta
+
+    fast.certified = spy  # type: ignore[assignment]
+    try:
+        same(DEFINED + unit)
+    finally:
+        fast.certified = original
+    return verdicts[unit]
+
+
+@pytest.mark.parametrize("unit", LABELS_NOT_USED)
+def test_a_unit_that_uses_no_label_defined_before_is_certified(unit: str) -> None:
+    assert _certified_after_definitions(unit)
+    assert same(DEFINED + unit).text.endswith(unit)
+
+
+@pytest.mark.parametrize("unit", LABELS_USED)
+def test_a_unit_that_may_use_a_label_defined_before_is_left_to_the_pass(unit: str) -> None:
+    assert not _certified_after_definitions(unit)
+
+
+def test_a_flood_of_labels_is_left_to_the_pass() -> None:
+    definitions = "".join(f"[l{i}]: https://docs.python.org/3/{i}\n" for i in range(65))
+    assert not _certified_after_definitions_of(definitions, "A [bracket] here.")
+
+
+def _certified_after_definitions_of(definitions: str, unit: str) -> bool:
+    seen: list[bool] = []
+    original = fast.certified
+
+    def spy(text: str, carry: Carry, judge: object) -> object:
+        delta = original(text, carry, judge)  # type: ignore[arg-type]
+        if text == unit:
+            seen.append(delta is not None)
+        return delta
+
+    fast.certified = spy  # type: ignore[assignment]
+    try:
+        same(definitions + "\n" + unit)
+    finally:
+        fast.certified = original
+    return seen == [True]
 
 
 def test_the_switch_is_read_when_a_sanitizer_is_built(monkeypatch: pytest.MonkeyPatch) -> None:

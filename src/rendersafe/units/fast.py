@@ -20,8 +20,14 @@ by construction, findings and carry included. Every condition, and why it is sou
 - no `]:`: every reading of a reference definition holds one (markdown-it's, the
   lenient pass's `references._DEFINITION`, python-markdown's `views`), so this
   unit defines nothing;
-- no `[` when earlier units defined references (markdown-it or lenient): a use
-  here would resolve to them;
+- no `[` when earlier units defined references (markdown-it or lenient), unless
+  no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
+  its `]` (or to the end, where a healer closes it) is ASCII without `&` and, read
+  lower case without white space, no label read so; no renderer's label matching
+  tells those apart (each folds case and collapses white space; none decodes an
+  entity or, in ASCII, folds a letter to another; no label holds a bracket; a
+  span over lines holds no `>`, which a blockquote strips), and no `[` is left
+  open before the unit;
 - no `!` before `[` (invisibles between, as `brackets._bang` reads): no image, so
   no image is spent, no label used, no channel counted;
 - after each `](`, every destination reading the backstop judges
@@ -72,6 +78,10 @@ __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
 _PASS_ONLY = ("\\", "]:", "\r", "\x00")
+_MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
+# What a bracket that may be a label holds: no bracket inside; closed, or open to the
+# end of the text (a healing renderer closes it there).
+_LABEL_SPAN = re.compile(r"\[([^\[\]]*)(?:\]|\Z)")
 # What `parseLinkDestination` reads before it looks at parens (no `\\` here).
 _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
@@ -132,12 +142,42 @@ def _plain(text: str, carry: Carry) -> bool:
     """Does `text` hold none of what only the pass reads (the conditions above)?"""
     if any(mark in text for mark in _PASS_ONLY):
         return False
-    if "[" in text and (carry.references or carry.lenient_count):
+    if (
+        "[" in text
+        and (carry.references or carry.lenient_count)
+        and not _uses_no_label(text, carry)
+    ):
         return False
     if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
         return False  # (the invisibles are not ASCII)
     # python-markdown moves entities after `-->` or `]]>` out of the way.
     return "&" not in text or ("-->" not in text and "]]>" not in text)
+
+
+def _uses_no_label(text: str, carry: Carry) -> bool:
+    """Can no bracket of `text` use a label the units before it defined, under any
+    renderer's label matching (the conditions above)? A long list of labels (a flood
+    of definitions) is left to the pass, which looks each use up."""
+    if carry.healer.brackets:
+        return False
+    tables = (carry.references, carry.definitions, carry.lenient_by_key)
+    if sum(len(table) for table in tables) > _MOST_LABELS_SCANNED:
+        return False
+    labels = {_folded(label) for table in tables for label in table}
+    if any(not key or not key.isascii() or "[" in key or "]" in key for key in labels):
+        return False
+    for match in _LABEL_SPAN.finditer(text):
+        span = match.group(1)
+        if not span.isascii() or "&" in span or ("\n" in span and ">" in span):
+            return False  # (a blockquote's `>` is not in the label markdown-it reads)
+        if _folded(span) in labels:
+            return False
+    return True
+
+
+def _folded(label: str) -> str:
+    """A label as no renderer tells it apart from another: lower case, no white space."""
+    return "".join(label.split()).lower()
 
 
 def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | None:
