@@ -1,9 +1,15 @@
-"""Autolinks over several lines, as python-markdown reads them.
+"""Autolinks markdown-it-py does not read as such: over several lines, as
+python-markdown reads them, and inside what it reads as raw HTML.
 
 markdown-it-py reads `<https://e.example/x>` only on one line; python-markdown's
 `<scheme://...>` and `<user@host>` run to the `>` across the newlines of a
-paragraph, and the browser strips those newlines from the href. A one-line autolink
-is a bare URL to the backstop (`bare`); these are judged here.
+paragraph, and the browser strips those newlines from the href. A one-line
+`http(s)://` or `ftp://` autolink is a bare URL to the backstop (`bare`). One of any
+other scheme (`<javascript:...>`) is judged here, outside code, wherever it lies:
+markdown-it-py reads `<!h<javascript:>` as a declaration (CommonMark 0.31: `<!` and
+a letter), where commonmark.py and the 0.29 renderers, which need an upper-case
+name and white space after it, read text and an autolink; and a renderer shown the
+prefix `<span title="<javascript:x>` reads no tag there, and an autolink.
 """
 
 from __future__ import annotations
@@ -23,11 +29,18 @@ __all__ = ["autolinks"]
 # python-markdown's AUTOLINK_RE and AUTOMAIL_RE.
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]*://[^<>]*)>|<([^<> !]+@[^@<> ]+)>")
 _BLANK_LINE = re.compile(r"\n[ \t>]*\n")
+# CommonMark's URI autolink on one line (its scheme, then the rest).
+_URI_AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}):([^\x00-\x20<>]*)>")
+_BARE_SCHEMES = frozenset({"http", "https", "ftp"})  # `//` after them: `bare` reads them
 
 
 def autolinks(ps: Pass, code: Regions) -> None:
-    """Judge every autolink that spans lines, outside `code` and what was decided."""
+    """Judge every autolink that spans lines, and every one-line autolink of a scheme
+    `bare` does not read, outside `code` and what was decided."""
     text = ps.source.text
+    if "<" not in text:
+        return
+    _one_line(ps, code)
     for match in _AUTOLINK.finditer(text):
         url = match.group(1) or match.group(2)
         if "\n" not in url or _BLANK_LINE.search(url):
@@ -44,6 +57,27 @@ def autolinks(ps: Pass, code: Regions) -> None:
                 Construct.AUTOLINK,
                 Action.UNLINKED,
                 reasons,
+                verdict=verdict,
+                detector="lexical",
+            )
+
+
+def _one_line(ps: Pass, code: Regions) -> None:
+    text = ps.source.text
+    for match in _URI_AUTOLINK.finditer(text):
+        scheme, rest = match.group(1), match.group(2)
+        if scheme.lower() in _BARE_SCHEMES and rest.startswith("//"):
+            continue
+        start = match.start()
+        if start in code or start in ps.claimed:
+            continue
+        verdict = worst(ps, [f"{scheme}:{rest}"], Role.LINK)
+        if verdict is not None:
+            ps.change(
+                Edit(start, match.end(), ps.link_parts(None)),
+                Construct.AUTOLINK,
+                Action.UNLINKED,
+                verdict.reasons,
                 verdict=verdict,
                 detector="lexical",
             )
