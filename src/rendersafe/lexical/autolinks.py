@@ -4,8 +4,9 @@ python-markdown reads them, and inside what it reads as raw HTML.
 markdown-it-py reads `<https://e.example/x>` only on one line; python-markdown's
 `<scheme://...>` and `<user@host>` run to the `>` across the newlines of a
 paragraph, and the browser strips those newlines from the href. A one-line
-`http(s)://` or `ftp://` autolink is a bare URL to the backstop (`bare`). One of any
-other scheme (`<javascript:...>`) is judged here, outside code, wherever it lies:
+`http(s)://` or `ftp://` autolink in ASCII is a bare URL to the backstop (`bare`);
+one beyond it may not be (`bare` ends a URL at `\xa0`, an autolink holds it). One
+of any other scheme (`<javascript:...>`) is judged here, outside code, wherever it lies:
 markdown-it-py reads `<!h<javascript:>` as a declaration (CommonMark 0.31: `<!` and
 a letter), where commonmark.py and the 0.29 renderers, which need an upper-case
 name and white space after it, read text and an autolink; and a renderer shown the
@@ -66,8 +67,8 @@ def _one_line(ps: Pass, code: Regions) -> None:
     text = ps.source.text
     for match in _URI_AUTOLINK.finditer(text):
         scheme, rest = match.group(1), match.group(2)
-        if scheme.lower() in _BARE_SCHEMES and rest.startswith("//"):
-            continue
+        if scheme.lower() in _BARE_SCHEMES and rest.startswith("//") and rest.isascii():
+            continue  # (`bare` ends a URL at white space an autolink holds: `\xa0`)
         start = match.start()
         if start in code or start in ps.claimed:
             continue
