@@ -62,6 +62,7 @@ NEAR_MISSES = (
     "&#60;", "<br/>", "\n<kbd>", "- <b>", "\n\n<div>",
     "[r]: https://docs.python.org/3/\n\n", "words\n[p]: https://e.example/c/p\n\n", "[R]",
     "[ r ]", "[x][r]", "[r][]", "[x] [P]", "[p", "> [x\n> r]", "[\u017f]", "[&#114;]", "[rr]",
+    "[x][rr]", "[x][r[",
 )  # fmt: skip
 near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
 mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
@@ -226,9 +227,7 @@ def test_honest_text_around_a_removed_link_is_certified_and_unchanged() -> None:
 # definition in a paragraph, python-markdown's alone: the lenient pass keeps it):
 # which the fast path certifies, as no bracket can use either label, and which it
 # leaves to the pass, as a renderer may.
-DEFINED = (
-    "[r]: https://docs.python.org/3/\n\nSome words\n[p]: https://docs.python.org/3/p\n\n"
-)
+DEFINED = "[r]: https://docs.python.org/3/\n\nSome words\n[p]: https://docs.python.org/3/p\n\n"
 LABELS_NOT_USED = (
     "See [the csv docs](https://docs.python.org/3/library/csv.html) for more.",
     "A [bracket] that names no label, and [rr], [pp] and [r p] neither.",
@@ -248,6 +247,8 @@ LABELS_USED = (
     "> A quote [x\n> r] over lines.",
     "A [\u017f] long s, a non-ASCII label.",
     "An entity in [&#114;] a label.",
+    "A [text][rx] full reference a healer closes as the label r, stopped after it.",
+    "A [text][r[x] one whose label a bracket ends.",
 )
 
 
@@ -278,6 +279,13 @@ def test_a_unit_that_uses_no_label_defined_before_is_certified(unit: str) -> Non
 @pytest.mark.parametrize("unit", LABELS_USED)
 def test_a_unit_that_may_use_a_label_defined_before_is_left_to_the_pass(unit: str) -> None:
     assert not _certified_after_definitions(unit)
+
+
+def test_a_label_a_healer_closes_at_a_prefix_is_used() -> None:
+    # A fence holds a definition some renderer may read; the pass neutralises
+    # `[text][rx]`, as a healer stopped at `[text][r` closes the label `r`.
+    result = same("~~~\n[r]: javascript:alert(1)\n~~~\n\nSee [text][rx] here.")
+    assert result.text.endswith("See text here.")
 
 
 def test_a_flood_of_labels_is_left_to_the_pass() -> None:

@@ -22,8 +22,9 @@ by construction, findings and carry included. Every condition, and why it is sou
   unit defines nothing;
 - no `[` when earlier units defined references (markdown-it or lenient), unless
   no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
-  its `]` (or to the end, where a healer closes it) is ASCII without `&` and, read
-  lower case without white space, no label read so; no renderer's label matching
+  the next bracket (or the end) is ASCII without `&` and, read lower case without
+  white space, no label read so, nor, after a `]`, starts with one (a healer closes
+  the label of `[a][rx` wherever the stream stops in it); no renderer's label matching
   tells those apart (each folds case and collapses white space; none decodes an
   entity or, in ASCII, folds a letter to another; no label holds a bracket; a
   span over lines holds no `>`, which a blockquote strips), and no `[` is left
@@ -79,9 +80,9 @@ FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
 _PASS_ONLY = ("\\", "]:", "\r", "\x00")
 _MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
-# What a bracket that may be a label holds: no bracket inside; closed, or open to the
-# end of the text (a healing renderer closes it there).
-_LABEL_SPAN = re.compile(r"\[([^\[\]]*)(?:\]|\Z)")
+# What a bracket that may be a label holds, up to the next bracket or the end (a
+# healing renderer closes it anywhere there: `healers.reference_labels`).
+_LABEL_SPAN = re.compile(r"\[([^\[\]]*)")
 # What `parseLinkDestination` reads before it looks at parens (no `\\` here).
 _DESTINATION_RUN = re.compile(r"[^\x00-\x20\x7f]+")
 _PAREN = re.compile(r"[()]")
@@ -166,13 +167,20 @@ def _uses_no_label(text: str, carry: Carry) -> bool:
     labels = {_folded(label) for table in tables for label in table}
     if any(not key or not key.isascii() or "[" in key or "]" in key for key in labels):
         return False
-    for match in _LABEL_SPAN.finditer(text):
-        span = match.group(1)
-        if not span.isascii() or "&" in span or ("\n" in span and ">" in span):
-            return False  # (a blockquote's `>` is not in the label markdown-it reads)
-        if _folded(span) in labels:
-            return False
-    return True
+    return not any(_may_use(text, match, labels) for match in _LABEL_SPAN.finditer(text))
+
+
+def _may_use(text: str, match: re.Match[str], labels: set[str]) -> bool:
+    """May the bracket of `match` use one of the (folded) `labels`?"""
+    span = match.group(1)
+    if not span.isascii() or "&" in span or ("\n" in span and ">" in span):
+        return True  # (a blockquote's `>` is not in the label markdown-it reads)
+    folded = _folded(span)
+    if folded in labels:
+        return True
+    # `[a][rx`: a healer stopped after `[a][r` closes the label `r`.
+    after_label = match.start() > 0 and text[match.start() - 1] == "]"
+    return after_label and any(map(folded.startswith, labels))
 
 
 def _folded(label: str) -> str:
