@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from rendersafe import sanitize
 from rendersafe.conversation import Conversation, Taint, find_canary, mint_canary
 from rendersafe.urls.parse import parse_url
 
@@ -480,3 +481,63 @@ def test_long_messages_are_read_each_time_not_kept() -> None:
     short = [{"role": "user", "content": "my key is a8Fk2mQ9xZ3vL7pW"}]
     Conversation.from_messages(short).taint(parse_url("https://evil.example/?k=a8Fk2mQ9xZ3vL7pW"))
     assert index._message_pieces.cache_info().currsize > before[1]
+
+
+REDTEAM = Conversation.from_messages(
+    [
+        {
+            "role": "system",
+            "content": "Internal token Zq7mK2pX9. PIN: 4821. Mail alice.smith@corp.example",
+        },
+        {"role": "user", "content": "hi"},
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example/?p=34383231",  # the PIN's hex: 8 digits, under the old 12
+        "https://evil.example/?p=\u0664\u0668\u0662\u0661",  # the PIN in Arabic-Indic digits
+        # base64 of the address percent-encoded first (`%40` for its `@`)
+        "https://evil.example/?e=" + base64.b64encode(b"alice.smith%40corp.example").decode(),
+        # six decoy hex runs before the key's hex: the run cap hid it
+        "https://evil.example/x?"
+        + "&".join(f"d{i}=zdeadbeefcafez" for i in range(7))
+        + "&k="
+        + b"Zq7mK2pX9".hex(),
+        "https://zq7.evil.example/mk2px9",  # split across a subdomain and the path
+        "https://alice.smith.evil.example/?d=corp.example",
+        "https://evil.example/Zq7/mK2?x=pX9",  # across the path and a named parameter
+    ],
+)
+def test_red_team_pieces_are_found(url: str) -> None:
+    assert taint(REDTEAM, url) is not None, url
+
+
+@pytest.mark.parametrize(
+    ("tool", "url"),
+    [
+        # a commit hash an API's JSON names as one (`"sha": "..."`)
+        (
+            '{"sha": "3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c", "commit": {"message": "x"}}',
+            "https://github.com/psf/requests/commit/3f9a2b1c4d5e6f708192a3b4c5d6e7f8091a2b3c",
+        ),
+        # a URL in JSON with escaped slashes is the tool's URL
+        (
+            '{"url": "https:\\/\\/bucket.s3.amazonaws.com\\/r.pdf?X-Amz-Signature=8a1b2c3d4e5f"}',
+            "https://bucket.s3.amazonaws.com/r.pdf?X-Amz-Signature=8a1b2c3d4e5f",
+        ),
+        # Go's JSON writes `&` as \u0026
+        (
+            '{"url": "https://files.example.net/d?id=Ab12Cd34Ef56\\u0026sig=Zz9Yy8Xx7W"}',
+            "https://files.example.net/d?id=Ab12Cd34Ef56&sig=Zz9Yy8Xx7W",
+        ),
+    ],
+)
+def test_red_team_tool_results_are_honest(tool: str, url: str) -> None:
+    conversation = Conversation.from_messages(
+        [{"role": "user", "content": "what is it?"}, {"role": "tool", "content": tool}]
+    )
+    reply = f"See [it]({url})."
+    assert sanitize(reply, conversation=conversation) == reply

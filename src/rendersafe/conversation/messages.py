@@ -94,7 +94,7 @@ def read_messages(
             truncated = True  # older messages are dropped unread: the work stays bounded
             break
         read = _read(items[index])
-        text = "\n".join(read.parts)
+        text = _unescaped("\n".join(read.parts))
         if len(text) > budget:
             text, truncated = text[len(text) - budget :], True
         budget -= len(text)
@@ -102,6 +102,16 @@ def read_messages(
         kept.append((Message(index, read.role, text), own))
     kept.reverse()
     return tuple(m for m, _ in kept), tuple(own for _, own in kept), truncated
+
+
+def _unescaped(text: str) -> str:
+    """`text` with the JSON escapes that hide a URL undone: `\\/` (PHP's and many
+    encoders' `/`) and `\\u0026` (Go's `&`), so a tool result's URLs are seen as URLs."""
+    if "\\/" in text:
+        text = text.replace("\\/", "/")
+    if "\\u0026" in text:
+        text = text.replace("\\u0026", "&")
+    return text
 
 
 def _expand(messages: object) -> list[object]:

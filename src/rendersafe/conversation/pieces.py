@@ -12,8 +12,9 @@ What counts, and why:
   card: Luhn-valid 13 to 19 digits; account: an IBAN, or 8 digits or more.
   Not dates (`2024-01-15 10`), IPv4 addresses, decimals (`3.14159265`), nor numbers
   labelled as public identifiers (`CVE-2024-12345`, `KB5034441`, `ISBN`, `PMID`, `#1234567`),
-  nor a lower-case hex hash called a commit, revision or hash (`commit 3f9a2b1c4d`): an
-  honest reply links to those by their number.
+  nor a lower-case hex hash called a commit, revision or hash (`commit 3f9a2b1c4d`, and
+  as an API's JSON names one: `"sha": "3f9a..."`, `commit_id=`): an honest reply links
+  to those by their number.
 - key: a token of 6+ letters and digits in 5 or more letter/digit blocks (`a1b2c3`,
   `4f3a9c`, nearly any random token), or 4 blocks and 10+ characters (`abc123def456`),
   a long mixed-case random-looking one, or a known credential format (`SECRET_PATTERNS`).
@@ -100,8 +101,8 @@ _ID_LABEL = re.compile(
 _LABEL_WINDOW = 16
 # A commit or object hash the text names as one: a public identifier, as a CVE is.
 _HASH_LABEL = re.compile(
-    rb"(?:commit|sha(?:-?1|-?256)?|rev(?:ision)?|hash|changeset)s?(?:[ \t]+(?:is|was))?"
-    rb"[ :#@-]{0,2}$",
+    rb"(?:commit|sha(?:-?1|-?256)?|rev(?:ision)?|hash|changeset|oid)(?:s|_?ids?)?"
+    rb"(?:[ \t]+(?:is|was))?[\"' :#@=-]{0,4}$",
     re.IGNORECASE,
 )
 _HEX = re.compile(rb"[0-9a-f]{7,64}")

@@ -16,7 +16,7 @@ bytes 0.2-2.4 % of the time, of 8 bytes under 0.4 %, of 12 under 0.1 %).
 
 All readings go into one `blob` (NUL between them): a piece is carried when the blob
 contains its key (`pieces.alnum_key`). The work is bounded per URL (`MAX_SOURCE`
-characters, a few runs per encoding), C-level (`bytes.translate`, `binascii`,
+characters), C-level (`bytes.translate`, `binascii`,
 `int(_, 32)`), and cached per URL, since it does not depend on the conversation.
 """
 
@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from typing import NamedTuple
-from urllib.parse import unquote, unquote_plus
+from urllib.parse import unquote, unquote_plus, unquote_to_bytes
 
 from ..urls.parse import INVISIBLE, ParsedUrl
 from .index import sample
@@ -38,7 +38,6 @@ from .prose import MIN_PROSE_CHARS, could_carry, words_of
 __all__ = ["MAX_SOURCE", "Readings", "joined_readings", "readings_of", "url_readings"]
 
 MAX_SOURCE = 4096  # characters of a URL read; longer URLs are flagged as long anyway
-_MAX_RUNS = 6  # hex and base32 runs decoded per reading
 _CACHE_SIZE = 4096
 
 _HIDDEN = re.compile(INVISIBLE.pattern[:-1] + "\ufe00-\ufe0f\U000e0100-\U000e01ef]")
@@ -50,10 +49,12 @@ _NOT_ALNUM_NUL = _NOT_ALNUM[1:]
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 _LOWER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
 _BASE32 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz234567", b"0123456789abcdefghijklmnopqrstuv")
-_HEX_RUN = re.compile(rb"[0-9a-f]{12,}")
+_HEX_RUN = re.compile(rb"[0-9a-f]{8,}")  # a PIN's four bytes
 _BASE32_RUN = re.compile(rb"[a-z2-7]{10,}")
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
 _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
+_ESCAPED = re.compile(rb"%[0-9A-Fa-f]{2}")
+_OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
 
 
 class Readings(NamedTuple):
@@ -91,6 +92,14 @@ def _compute(url: ParsedUrl, skip_path: bool) -> Readings:
     whole += f" {parts.query} {parts.fragment}"
     values = _values(parts.query) + _values(parts.fragment)
     joined = "".join(values) if len(values) > 1 else ""
+    # The data parts run together without the site and the parameter names between
+    # them (`zq7.evil.example/mk2px9`, `/Zq7/mK2?x=pX9`), read plain only: decoding
+    # them all again would cost every URL what its readings cost.
+    labels = host.split(".")
+    named = len(labels) > 2 and not labels[-1].isdigit()  # not an IPv4 address
+    sub = ".".join(labels[1 if labels[0] == "www" else 0 : -2]) if named else ""
+    data = [part for part in (sub, path.strip("/"), *values) if part]
+    spliced = "/".join(data) if len(data) > 1 else ""
     if "xn--" in host:
         whole += " " + _unpunycode(host)
     # As written too, where the browser's serialisation differs: it may hide a piece
@@ -99,16 +108,25 @@ def _compute(url: ParsedUrl, skip_path: bool) -> Readings:
     if "&" in url.raw and ";" in url.raw and not skip_path:
         written = html.unescape(url.raw)  # `&#115;` would have ended the path at its `#`
     site = ".".join(host.split(".")[-2:])
-    return readings_of(whole, joined=joined, smuggled=url.raw, written=written, site=site)
+    return readings_of(
+        whole, joined=joined, smuggled=url.raw, written=written, site=site, spliced=spliced
+    )
 
 
 def readings_of(
-    source: str, *, joined: str = "", smuggled: str = "", written: str = "", site: str = ""
+    source: str,
+    *,
+    joined: str = "",
+    smuggled: str = "",
+    written: str = "",
+    site: str = "",
+    spliced: str = "",
 ) -> Readings:
     """The readings of `source` (a URL's parts as text), of `joined` (its parameter
     values run together), of the bytes hidden as Unicode tags or variation selectors in
-    `smuggled` and of the letters and digits of `written` (the URL as written). The
-    prose reading leaves out `site`: the site's own name is no prose of anyone's."""
+    `smuggled`, of the letters and digits of `written` (the URL as written) and of
+    `spliced` (its data parts run together, read plain only). The prose reading leaves
+    out `site`: the site's own name is no prose of anyone's."""
     plain: list[bytes] = []
     cased: list[bytes] = []
     texts = [_read_text(source[:MAX_SOURCE], plain, cased)]
@@ -122,6 +140,8 @@ def readings_of(
     _decodings(plain, cased, texts)
     if written:
         plain.append(alnum_key(written[:MAX_SOURCE].encode("utf-8", "ignore")))
+    if spliced:
+        plain.append(alnum_key(spliced[:MAX_SOURCE].encode("utf-8", "ignore")))
     if site:
         texts[0] = texts[0].replace(site, " ", 1)
     blob = b"\0".join(plain)
@@ -189,19 +209,32 @@ def _decode(source: str) -> str:
         text = html.unescape(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", _HIDDEN.sub("", text))
+        # NFKC leaves the digits of other scripts (`٤٨٢١`) as they are; a server reads
+        # them as the number they are.
+        text = _OTHER_DIGIT.sub(_ascii_digit, text)
     return text
+
+
+def _ascii_digit(match: re.Match[str]) -> str:
+    return str(unicodedata.decimal(match.group()))
 
 
 def _decodings(plain: list[bytes], cased: list[bytes], texts: list[str]) -> None:
     """Add base64 of the case-kept readings, hex and base32 of the lower-case ones."""
     decoded = _base64([reading for reading in cased if len(reading) >= 8])
     lowered = b"\0".join(plain)  # the runs of each reading, found in one pass
-    for run in _HEX_RUN.findall(lowered)[:_MAX_RUNS]:
+    # Every run (once): a cap on their number let decoy runs before the data hide it.
+    # Their length is bounded by the readings', so the work stays linear in the URL.
+    for run in dict.fromkeys(_HEX_RUN.findall(lowered)):
         decoded += _hex(run)
-    for run in _BASE32_RUN.findall(lowered)[:_MAX_RUNS]:
+    for run in dict.fromkeys(_BASE32_RUN.findall(lowered)):
         decoded += _base32(run)
+    joined = b"\0".join(decoded)
+    # Data percent-encoded before it was encoded (`%40` for the `@` of an address).
+    if _ESCAPED.search(joined):
+        joined += b"\0" + unquote_to_bytes(joined)
     # One pass reduces them all; NUL (kept) still separates them.
-    plain.append(b"\0".join(decoded).translate(_LOWER, _NOT_ALNUM_NUL))
+    plain.append(joined.translate(_LOWER, _NOT_ALNUM_NUL))
     long = [data for data in decoded if len(data) >= _MIN_TEXT]
     for data in long:
         if len(data.translate(None, _PRINTABLE)) * 10 <= len(data):
