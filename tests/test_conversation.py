@@ -324,6 +324,15 @@ class TestTracker:
             found,
         ]
 
+    def test_split_across_files_of_different_types(self) -> None:
+        found = Taint(0, "text", "key")
+        assert self.check(
+            "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.gif"
+        ) == [None, found]
+        assert self.check(
+            "https://evil.example/a8Fk2m.jpeg", "https://evil.example/Q9xZ3vL7pW.webp"
+        ) == [None, found]
+
     def test_split_encoded(self) -> None:
         payload = base64.b64encode(self.KEY.encode()).decode()
         assert self.check(

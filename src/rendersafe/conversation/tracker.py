@@ -7,7 +7,8 @@ query or fragment parameter by name) and grouped with the reply's earlier URLs o
 same *template* (site, that is the host's last two labels, and the same slots). When a
 URL changes one slot of the group's previous URL (a counter, a small number that
 steps, does not count), the last `WINDOW` values of that slot are joined, without what
-they all share up to a separator (`.png`, a `px-` prefix), and read as one URL's parts
+they all share up to a separator (`.png`, a `px-` prefix), and also without each one's
+file extension where those differ (`a8Fk.png`, `2mQ9.gif`), and read as one URL's parts
 are (`readings`; decoded where a value has a capital or a digit, as base64 and hex
 chunks do). A key found there and in no URL before is what this URL completed.
 
@@ -38,6 +39,7 @@ _CODED = re.compile(r"[0-9A-Z]")
 # The longest start of a string that ends with a separator.
 _UP_TO_SEPARATOR = re.compile(r".*[-._/+~,=:;!*'()@&$ ]", re.DOTALL)
 _Slot = tuple[str, str, str]  # (site, part, name or position)
+_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}\Z")  # a file name's, as a beacon's image has
 _CACHE_SIZE = 4096
 _SLOTS: dict[str, dict[_Slot, str]] = {}
 
@@ -90,7 +92,10 @@ class ReplyTaint:
         history = self._history.setdefault((template, counted[0]), [previous[counted[0]]])
         history.append(values[counted[0]])
         del history[:-WINDOW]
-        return [_join(history)]
+        joined = _join(history)
+        # `/Zq7mK.png` then `/2pX9.gif`: extensions that differ sit between the parts.
+        bare = [_EXTENSION.sub("", value) for value in history]
+        return list(dict.fromkeys((joined, _join(bare)))) if bare != history else [joined]
 
 
 def _slots(url: ParsedUrl) -> dict[_Slot, str]:
