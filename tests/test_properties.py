@@ -44,16 +44,20 @@ PREFIXES = ["", "> ", "> > ", "- ", "1. ", "  ", "\t", "# ", "| "]
 SEPARATORS = [" ", "\n", "\n\n", ""]
 
 
-def _document(atoms: list[str]) -> st.SearchStrategy[str]:
+def _document(atoms: list[str], separators: list[str] = SEPARATORS) -> st.SearchStrategy[str]:
     line = st.lists(st.sampled_from(atoms), min_size=1, max_size=6).map(" ".join)
     prefixed = st.tuples(st.sampled_from(PREFIXES), line).map("".join)
-    return st.lists(st.tuples(prefixed, st.sampled_from(SEPARATORS)), max_size=8).map(
+    return st.lists(st.tuples(prefixed, st.sampled_from(separators)), max_size=8).map(
         lambda parts: "".join(a + b for a, b in parts)
     )
 
 
-# Atoms glued with no separator can make `!` and `[` an image: that is no honest reply.
-honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS]).filter(lambda t: "![" not in t)
+# Lines glued with no separator are no honest reply: `!` and `[` make an image, and a
+# URL runs on into the next line's e-mail address (`.../refsomeone@example.com`, data
+# in a URL to the reply-only judge).
+honest = _document(["[r]: https://example.org/ref", *HONEST_ATOMS], SEPARATORS[:-1]).filter(
+    lambda t: "![" not in t
+)
 mixed = _document(HONEST_ATOMS + ATTACK_ATOMS)
 # Markup fragments glued with no structure: where renderers disagree most (fences,
 # raw HTML, comments and backticks cut at odd places). Each bug fuzzing found here
