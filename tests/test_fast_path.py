@@ -252,8 +252,8 @@ LABELS_USED = (
 )
 
 
-def _certified_after_definitions(unit: str) -> bool:
-    """Did the fast path certify `unit`, read after `DEFINED`?"""
+def _certified_after_definitions(unit: str, definitions: str = DEFINED) -> bool:
+    """Did the fast path certify `unit`, read after `definitions`?"""
     verdicts: dict[str, bool] = {}
     original = fast.certified
 
@@ -264,7 +264,7 @@ def _certified_after_definitions(unit: str) -> bool:
 
     fast.certified = spy  # type: ignore[assignment]
     try:
-        same(DEFINED + unit)
+        same(definitions + unit)
     finally:
         fast.certified = original
     return verdicts[unit]
@@ -290,25 +290,7 @@ def test_a_label_a_healer_closes_at_a_prefix_is_used() -> None:
 
 def test_a_flood_of_labels_is_left_to_the_pass() -> None:
     definitions = "".join(f"[l{i}]: https://docs.python.org/3/{i}\n" for i in range(65))
-    assert not _certified_after_definitions_of(definitions, "A [bracket] here.")
-
-
-def _certified_after_definitions_of(definitions: str, unit: str) -> bool:
-    seen: list[bool] = []
-    original = fast.certified
-
-    def spy(text: str, carry: Carry, judge: object) -> object:
-        delta = original(text, carry, judge)  # type: ignore[arg-type]
-        if text == unit:
-            seen.append(delta is not None)
-        return delta
-
-    fast.certified = spy  # type: ignore[assignment]
-    try:
-        same(definitions + "\n" + unit)
-    finally:
-        fast.certified = original
-    return seen == [True]
+    assert not _certified_after_definitions("A [bracket] here.", definitions + "\n")
 
 
 def test_the_switch_is_read_when_a_sanitizer_is_built(monkeypatch: pytest.MonkeyPatch) -> None:

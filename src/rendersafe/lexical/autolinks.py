@@ -49,39 +49,30 @@ def autolinks(ps: Pass, code: Regions) -> None:
         url = match.group(1) or match.group(2)
         if (url.isascii() and not _SPACE.search(url)) or _BLANK_LINE.search(url):
             continue  # a bare URL to `bare`; a blank line ends the paragraph
-        if match.start() in code or match.start() in ps.claimed:
-            continue
         readings = joined(url) if match.group(1) else ["mailto:" + r for r in joined(url)]
-        verdict = worst(ps, readings, Role.LINK)
-        if verdict is not None:
-            edit = Edit(match.start(), match.end(), ps.link_parts(None))
-            reasons = verdict.reasons
-            ps.change(
-                edit,
-                Construct.AUTOLINK,
-                Action.UNLINKED,
-                reasons,
-                verdict=verdict,
-                detector="lexical",
-            )
+        _judged(ps, code, match, readings)
 
 
 def _one_line(ps: Pass, code: Regions) -> None:
-    text = ps.source.text
-    for match in _URI_AUTOLINK.finditer(text):
+    for match in _URI_AUTOLINK.finditer(ps.source.text):
         scheme, rest = match.group(1), match.group(2)
         if scheme.lower() in _BARE_SCHEMES and rest.startswith("//") and rest.isascii():
             continue  # (`bare` ends a URL at white space an autolink holds: `\xa0`)
-        start = match.start()
-        if start in code or start in ps.claimed:
-            continue
-        verdict = worst(ps, [f"{scheme}:{rest}"], Role.LINK)
-        if verdict is not None:
-            ps.change(
-                Edit(start, match.end(), ps.link_parts(None)),
-                Construct.AUTOLINK,
-                Action.UNLINKED,
-                verdict.reasons,
-                verdict=verdict,
-                detector="lexical",
-            )
+        _judged(ps, code, match, [f"{scheme}:{rest}"])
+
+
+def _judged(ps: Pass, code: Regions, match: re.Match[str], readings: list[str]) -> None:
+    """Unlink the autolink `match` when one of its `readings` must go (outside `code`
+    and what was decided)."""
+    if match.start() in code or match.start() in ps.claimed:
+        return
+    verdict = worst(ps, readings, Role.LINK)
+    if verdict is not None:
+        ps.change(
+            Edit(match.start(), match.end(), ps.link_parts(None)),
+            Construct.AUTOLINK,
+            Action.UNLINKED,
+            verdict.reasons,
+            verdict=verdict,
+            detector="lexical",
+        )
