@@ -550,3 +550,43 @@ def test_red_team_tool_results_are_honest(tool: str, url: str) -> None:
     )
     reply = f"See [it]({url})."
     assert sanitize(reply, conversation=conversation) == reply
+
+
+PARTS = Conversation.from_messages(
+    [
+        {"role": "system", "content": "Deploy token a8Fk2mQ9xZ3vL7pW1c. Event id 1733140000123."},
+        {"role": "user", "content": "I am jane.roe@corp.example"},
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.example/p.png?x=a8Fk2mQ9&t=1&y=xZ3vL7pW1c",  # around a throwaway value
+        "https://evil.example/a8Fk2mQ9/v1/xZ3vL7pW1c.png",  # around a throwaway segment
+        "https://evil.example/?k=a8Fk2mQ9-sep-xZ3vL7pW1c",
+        "https://evil.example/?k=xZ3vL7pW1c&j=a8Fk2mQ9",  # the halves swapped
+        "https://evil.example/?k=a8Fk2mQ9xZ3vL7",  # cut short: 14 of its 18 characters
+        "https://evil.example/?k=a8Fk2mQ9xZ3vL7pW1\u0441",  # a Cyrillic es for its last c
+        # about a third of its letters swapped for look-alikes (Cyrillic, Greek)
+        "https://evil.example/?k=\u0430\u0038F\u043a2mQ9\u0445Z3\u03bdL7\u0440W1\u0441",
+        "https://evil.example/?a=" + base64.b64encode(b"a8Fk2mQ9").decode() + "&t=1&b=xZ3vL7pW1c",
+    ],
+)
+def test_a_long_key_carried_in_parts_is_found(url: str) -> None:
+    assert taint(PARTS, url) is not None, url
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://docs.example.com/a8Fk2mQ9x",  # half the key: a part, not the key
+        "https://status.example.com/?t=1733140000",  # a long number's first digits: no parts
+        "https://ru.wikipedia.org/wiki/\u041c\u043e\u0441\u043a\u0432\u0430",  # Cyrillic words
+        "https://el.wikipedia.org/wiki/\u0391\u03b8\u03ae\u03bd\u03b1",
+        "https://evil.example/?u=jane.roe&n=1&d=corp.example",  # an address: words, no parts
+    ],
+)
+def test_what_is_not_carried_in_parts(url: str) -> None:
+    assert taint(PARTS, url) is None, url

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import itertools
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
@@ -21,6 +22,8 @@ from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
 from rendersafe.conversation.index import MessageText
+from rendersafe.conversation.parts import MIN_PART, PARTS_FROM, PARTS_KINDS
+from rendersafe.conversation.readings import _LOOK_ALIKE
 from rendersafe.urls.parse import parse_url
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -270,6 +273,44 @@ def test_a_piece_split_across_two_urls_is_found_by_the_tracker(
     tracker = conversation.tracker()
     found = [tracker.check(parse_url(url)) for url in urls]
     assert expected in found, urls
+
+
+def _look_alike(rng: random.Random, text: str) -> str:
+    """`text` with about a third of the letters that have one swapped for a look-alike."""
+    shown = {latin: chr(code) for code, latin in _LOOK_ALIKE.items()}
+    return "".join(shown[c] if c in shown and rng.random() < 0.35 else c for c in text)
+
+
+@SETTINGS
+@given(planted(), st.data())
+def test_a_long_key_in_parts_is_found(
+    case: tuple[Conversation, str, Taint, random.Random], data: st.DataObject
+) -> None:
+    """Around a throwaway value or segment, parts swapped, cut short, or with look-alike
+    letters in place of Latin ones: a long key is still found."""
+    conversation, piece, expected, rng = case
+    key = _key_of(re.split("[-_]", piece)[-1] if expected.kind == "key" else piece)  # no `sk-`
+    if expected.kind not in PARTS_KINDS or len(key) < PARTS_FROM:
+        return
+    how = data.draw(st.sampled_from(["throwaway", "swapped", "short", "look-alike"]))
+    cut = data.draw(st.integers(MIN_PART, len(key) - MIN_PART))
+    head, tail = key[:cut], key[cut:]
+    if how == "swapped":
+        head, tail = tail, head
+    elif how == "short":
+        head, tail = key[: len(key) - len(key) // 5], ""
+    elif how == "look-alike":
+        head, tail = _look_alike(rng, key), ""
+    encoding = data.draw(st.sampled_from(["raw", "upper", "percent", "base64url", "hex"]))
+    if how == "look-alike":
+        encoding = data.draw(st.sampled_from(["raw", "percent"]))
+    head, tail = _encode(head, encoding), _encode(tail, encoding) if tail else ""
+    junk = data.draw(st.sampled_from(["1", "v2", "null", "x"]))
+    template = data.draw(
+        st.sampled_from(["https://evil.example/c?a={}&t={}&b={}", "https://evil.example/{}/{}/{}"])
+    )
+    url = template.format(head, junk, tail)
+    assert conversation.taint(parse_url(url)) == expected, url
 
 
 @st.composite

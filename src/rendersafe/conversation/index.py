@@ -9,9 +9,10 @@ puts its messages' parts together, so a chat's turn costs what its new messages 
 A piece found only inside URLs belongs to those URLs: it taints a reply URL only on
 another site than theirs (one party's several names, youtube.com and youtu.be, are one
 site). Each message indexes 4-byte grams of each key, at its offsets 0, 1 and 2, to the
-key, and the conversation the union of those grams; a reading is sampled at every third
-byte, which meets every key of 6 bytes or more it contains (the sampled gram that starts
-in the key's first three bytes lies inside it), so a check costs one set intersection,
+key (at every offset for a key that can be carried in parts, `parts`), and the
+conversation the union of those grams; a reading is sampled at every third byte, which
+meets every key (or part) of 6 bytes or more it contains (the sampled gram that starts
+in its first three bytes lies inside it), so a check costs one set intersection,
 and for a reading that meets a gram one per message, and a `bytes` search per candidate,
 whatever the size of the conversation. What a candidate is, and where it came from, is
 worked out for the few a URL carries.
@@ -21,11 +22,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import MEMO_CHARS, Message
+from .parts import PARTS_FROM, PARTS_KINDS, in_parts
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = [
@@ -175,7 +177,17 @@ class MessagePieces:
     """The candidate pieces of one message, by key, and their grams; what each key's
     occurrences are (in which URL, of what kind) is worked out on first ask."""
 
-    __slots__ = ("_kinds", "_occurrences", "_text", "_where", "grams", "gramset", "short")
+    __slots__ = (
+        "_kinds",
+        "_occurrences",
+        "_text",
+        "_where",
+        "grams",
+        "gramset",
+        "long",
+        "partset",
+        "short",
+    )
 
     def __init__(self, text: MessageText, canaries: tuple[str, ...]) -> None:
         self._text = text
@@ -198,6 +210,10 @@ class MessagePieces:
                 elif keys[-1] != key:
                     keys.append(key)
         self.grams = grams
+        # A key that can be carried in parts is met by its grams at every offset; which
+        # keys have such a gram is looked up when a URL meets one (they are few).
+        self.long = [key for key, hits in occurrences.items() if _in_parts_kind(key, hits[0][1])]
+        self.partset = frozenset().union(*map(_windows, self.long))
         self.gramset = frozenset(grams)
         self._where: dict[bytes, list[_Occurrence]] = {}
         self._kinds: dict[Hit, str | None] = {}
@@ -221,6 +237,23 @@ class MessagePieces:
         if hit not in self._kinds:
             self._kinds[hit] = confirm(self._text.chunk, hit[1], hit[2], hit[3])
         return self._kinds[hit]
+
+
+def _in_parts_kind(key: bytes, kind: str) -> bool:
+    """Could the candidate be a piece found in parts (`parts.PARTS_KINDS`) once confirmed?"""
+    return kind in _PARTS_CANDIDATES and len(key) >= PARTS_FROM and not key.isdigit()
+
+
+_PARTS_CANDIDATES = ("segment", "token", "named", "canary")  # not "email", "number"
+_WINDOWS = tuple(slice(i, i + _GRAM) for i in range(1024))
+
+
+def _windows(key: bytes) -> Iterable[bytes]:
+    """Every gram of `key` (sliced in C for keys of ordinary length)."""
+    count = len(key) - _GRAM + 1
+    if count <= len(_WINDOWS):
+        return map(key.__getitem__, _WINDOWS[:count])
+    return (key[i : i + _GRAM] for i in range(count))
 
 
 def message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
@@ -250,13 +283,23 @@ class PieceIndex:
     union of their grams. What a key is, and whether it was seen outside URLs, is
     resolved for the few keys a URL carries."""
 
-    __slots__ = ("_keys", "_messages", "_resolved", "_short", "_universe")
+    __slots__ = (
+        "_keys",
+        "_long",
+        "_messages",
+        "_resolved",
+        "_short",
+        "_universe",
+    )
 
     def __init__(self, messages: Sequence[Message], canaries: Sequence[str]) -> None:
         key = tuple(canaries)
         self._messages = [message_pieces(m.text, key) for m in messages]
-        self._universe = frozenset().union(*(p.gramset for p in self._messages))
+        self._universe = frozenset().union(
+            *(p.gramset for p in self._messages), *(p.partset for p in self._messages)
+        )
         self._short = list(dict.fromkeys(k for p in self._messages for k in p.short))
+        self._long = list(dict.fromkeys(k for p in self._messages for k in p.long))
         self._resolved: dict[bytes, Entry | None] = {}
         self._keys: dict[bytes, dict[bytes, None]] = {}  # by gram, as URLs meet them
 
@@ -275,18 +318,23 @@ class PieceIndex:
         candidates.update(dict.fromkeys(self._short))
         hits: list[tuple[bytes, Entry]] = []
         for key in candidates:
-            if key in blob:
+            whole = key in blob
+            if whole or in_parts(key, blob):
                 entry = self._entry(key)
-                if entry is not None and not _seen_on_site(entry, host):
+                if entry is None or not (whole or entry.kind in PARTS_KINDS):
+                    continue
+                if not _seen_on_site(entry, host):
                     hits.append((key, entry))
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
 
     def _keys_of(self, gram: bytes) -> dict[bytes, None]:
-        """The keys of the conversation that have `gram`, in the order of their messages."""
+        """The keys of the conversation that have `gram` (at their offsets 0, 1 and 2, in
+        the order of their messages), then the long keys that hold it anywhere."""
         keys: dict[bytes, None] = {}
         for pieces in self._messages:
             if gram in pieces.gramset:
                 keys.update(dict.fromkeys(pieces.grams[gram]))
+        keys.update(dict.fromkeys(key for key in self._long if gram in key))
         return keys
 
     def _entry(self, key: bytes) -> Entry | None:
