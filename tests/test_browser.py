@@ -110,11 +110,25 @@ def own(url: str) -> str:
 
 def _prefix_of(attacker: str, origin: str) -> bool:
     """Is `origin` (host:port, port None without one) what a prefix of the attacker's
-    address fetches: that address cut short, on the loopback range a cut host reads as?"""
-    host, _, port = origin.rpartition(":")
-    if port == "None":
-        return host.startswith("127.")
-    return attacker.startswith(origin) or (host.startswith("127.") and attacker.endswith(port))
+    address fetches: that address cut short, its host read as a browser reads a cut
+    IPv4 address (`127` is 0.0.0.127, `127.0.0` is 127.0.0.0)?"""
+    host, _, port = attacker.rpartition(":")
+    cut_hosts = {_browser_ipv4(host[:end]) for end in range(1, len(host) + 1)}
+    cut_ports = {port[:end] for end in range(1, len(port) + 1)}
+    seen_host, _, seen_port = origin.rpartition(":")
+    if seen_port == "None":
+        return seen_host in cut_hosts
+    return seen_host in cut_hosts and seen_port in cut_ports
+
+
+def _browser_ipv4(host: str) -> str:
+    """A host of decimal parts as the WHATWG URL parser reads it: the last part fills
+    the bytes the others leave (`127.0` is 127.0.0.0, `12` is 0.0.0.12)."""
+    parts = [int(part) for part in host.removesuffix(".").split(".")]
+    number = parts[-1]
+    for place, part in enumerate(parts[:-1]):
+        number += part << (8 * (3 - place))
+    return ".".join(str(number >> shift & 255) for shift in (24, 16, 8, 0))
 
 
 def test_attack_through_rendersafe_leaks_nothing(browser: Browser, demo: Demo) -> None:
