@@ -212,7 +212,11 @@ class MessagePieces:
         self.grams = grams
         # A key that can be carried in parts is met by its grams at every offset; which
         # keys have such a gram is looked up when a URL meets one (they are few).
-        self.long = [key for key, hits in occurrences.items() if _in_parts_kind(key, hits[0][1])]
+        self.long = [
+            key
+            for key, hits in occurrences.items()
+            if len(key) >= PARTS_FROM and hits[0][1] in _PARTS_CANDIDATES and not key.isdigit()
+        ]
         self.partset = frozenset().union(*map(_windows, self.long))
         self.gramset = frozenset(grams)
         self._where: dict[bytes, list[_Occurrence]] = {}
@@ -239,12 +243,8 @@ class MessagePieces:
         return self._kinds[hit]
 
 
-def _in_parts_kind(key: bytes, kind: str) -> bool:
-    """Could the candidate be a piece found in parts (`parts.PARTS_KINDS`) once confirmed?"""
-    return kind in _PARTS_CANDIDATES and len(key) >= PARTS_FROM and not key.isdigit()
-
-
-_PARTS_CANDIDATES = ("segment", "token", "named", "canary")  # not "email", "number"
+# The candidates that can be confirmed as one of `parts.PARTS_KINDS`: not "email", "number".
+_PARTS_CANDIDATES = ("segment", "token", "named", "canary")
 _WINDOWS = tuple(slice(i, i + _GRAM) for i in range(1024))
 
 
