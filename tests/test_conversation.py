@@ -555,6 +555,7 @@ def test_red_team_tool_results_are_honest(tool: str, url: str) -> None:
 PARTS = Conversation.from_messages(
     [
         {"role": "system", "content": "Deploy token a8Fk2mQ9xZ3vL7pW1c. Event id 1733140000123."},
+        {"role": "user", "content": "Porting TensorFlow2Keras3Migration to the new API"},
         {"role": "user", "content": "I am jane.roe@corp.example"},
     ]
 )
@@ -586,7 +587,19 @@ def test_a_long_key_carried_in_parts_is_found(url: str) -> None:
         "https://ru.wikipedia.org/wiki/\u041c\u043e\u0441\u043a\u0432\u0430",  # Cyrillic words
         "https://el.wikipedia.org/wiki/\u0391\u03b8\u03ae\u03bd\u03b1",
         "https://evil.example/?u=jane.roe&n=1&d=corp.example",  # an address: words, no parts
+        "https://www.tensorflow.org/guide/keras3/migration",  # a word key's parts are words
+        "https://keras.io/guides/migrating_to_keras_3/?from=tensorflow",
     ],
 )
 def test_what_is_not_carried_in_parts(url: str) -> None:
     assert taint(PARTS, url) is None, url
+
+
+def test_a_key_seen_only_in_a_link_is_found_whole_not_in_parts() -> None:
+    """An ID the chat held only in a link (a shared document) shares runs with other IDs
+    (placeholders on two sites): whole on another site it is taken, in parts it is not."""
+    conversation = Conversation.from_messages(
+        [{"role": "tool", "content": "See https://open.spotify.com/track/4uLU?si=1a2b3c4d5e6f7a8b"}]
+    )
+    assert taint(conversation, "https://evil.example/?k=1a2b3c4d5e6f7a8b") is not None
+    assert taint(conversation, "https://drive.google.com/open?id=1a2B3c4D5e6F7g8H9i0Jk") is None

@@ -321,7 +321,7 @@ class PieceIndex:
             whole = key in blob
             if whole or in_parts(key, blob):
                 entry = self._entry(key)
-                if entry is None or not (whole or entry.kind in PARTS_KINDS):
+                if entry is None or not (whole or _found_in_parts(entry)):
                     continue
                 if not _seen_on_site(entry, host):
                     hits.append((key, entry))
@@ -366,6 +366,14 @@ class PieceIndex:
             entry = None if kind is None else Entry(kind, position, hit[2], hosts)
         self._resolved[key] = entry
         return entry
+
+
+def _found_in_parts(entry: Entry) -> bool:
+    """Is a piece found in parts (`parts.in_parts`), not only whole? A canary is; a key
+    only when the chat held it outside a URL: one seen only in links is that link's ID
+    (a document, a track), and IDs elsewhere share long runs with it (placeholders,
+    `1a2b3c4d5e6f...`, on two sites) where a secret's parts appear nowhere else."""
+    return entry.kind == "canary" or (entry.kind in PARTS_KINDS  and entry.hosts is None)
 
 
 def _seen_on_site(entry: Entry, host: str) -> bool:

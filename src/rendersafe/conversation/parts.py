@@ -8,7 +8,11 @@ it of `MIN_PART` characters or more, found in any of the readings, in any order,
 three quarters of it (the attacker guesses the rest, or sends it in the next URL).
 
 Only keys and tokens (and canaries) of `PARTS_FROM` characters or more that hold a
-letter: the parts of a shorter key are the length of an ordinary word or ID; an e-mail
+letter, and only parts that mix letters and digits: a key built of words and numbers
+(`TensorFlow2Keras3Migration`) has parts that honest links hold (`/guide/keras3/migration`
+on tensorflow.org), where a random key's parts of 6 characters or more nearly all mix
+(a half of 9 base62 characters is all letters one time in five). The parts of a shorter
+key are the length of an ordinary word or ID; an e-mail
 address is made of words and names that honest URLs hold (most of `python-dev@python.org`
 is in `docs.python.org`); the parts of a long number (a timestamp in milliseconds, an
 order number) are the numbers honest URLs carry (its seconds, its first digits). A given
@@ -27,19 +31,28 @@ _SPARE = 4  # a quarter of the key's characters may be left uncovered
 
 
 def in_parts(key: bytes, blob: bytes) -> bool:
-    """Do parts of `key` in `blob` (each `MIN_PART` or more, anywhere, in any order)
-    cover three quarters of it? A part is the union of the `MIN_PART`-character windows
-    of the key that `blob` holds: one `bytes` search per window, for the few keys a URL's
-    grams meet, stopped once too much is left uncovered."""
+    """Do parts of `key` in `blob` (each `MIN_PART` or more, anywhere, in any order, each
+    mixing letters and digits) cover three quarters of it? A part is a run of the key
+    covered by its `MIN_PART`-character windows that `blob` holds: one `bytes` search
+    per window, for the few keys a URL's grams meet, stopped once too much is lost."""
     size = len(key)
     if size < PARTS_FROM or key.isdigit():
         return False
     spare = size // _SPARE
-    uncovered = covered_to = 0  # characters left out so far; the end of the last window
+    lost = 0  # characters in no counted part, up to the current run
+    run_start = run_end = 0  # the current run of covered characters
     for start in range(size - MIN_PART + 1):
         if key[start : start + MIN_PART] in blob:
-            uncovered += max(0, start - covered_to)
-            covered_to = start + MIN_PART
-        elif uncovered + max(0, start + 1 - covered_to) > spare:
+            if start > run_end:
+                lost += _lost(key[run_start:run_end]) + start - run_end
+                run_start = start
+            run_end = start + MIN_PART
+        elif lost + max(0, start + 1 - run_end) > spare:
             return False  # no later window starts early enough to cover `start`
-    return uncovered + size - covered_to <= spare
+    return lost + _lost(key[run_start:run_end]) + size - run_end <= spare
+
+
+def _lost(part: bytes) -> int:
+    """The characters of a part that do not count: all of a word's (`migration`) or a
+    number's; none of a part that mixes letters and digits."""
+    return len(part) if part.isalpha() or part.isdigit() else 0
