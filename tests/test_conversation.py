@@ -362,13 +362,32 @@ class TestTracker:
         )
         assert results == [Taint(0, "text", "key"), None]
 
+    @pytest.mark.parametrize(
+        "urls",
+        [
+            ("https://github.com/a8Fk2m/first", "https://github.com/Q9xZ3vL7pW/second"),
+            ("https://img.example/a/a8Fk2mQ9.png", "https://cdn.example/b/c/?v=xZ3vL7pW"),
+            ("https://x.example/?q=xZ3vL7pW", "https://x.example/p/a8Fk2mQ9/i.gif"),
+        ],
+    )
+    def test_parts_spread_over_urls_of_any_template(self, urls: tuple[str, str]) -> None:
+        assert self.check(*urls) == [None, Taint(0, "text", "key")]
+
+    def test_a_url_taken_out_sends_no_parts(self) -> None:
+        # The first URL is taken out (the key whole): the second's half does not complete
+        # with it, the third's does with the second's.
+        whole = "https://x.example/?k=a8Fk2mQ9xZ3vL7pW"
+        halves = ("https://x.example/a/a8Fk2mQ9", "https://y.example/b/?v=xZ3vL7pW")
+        found = Taint(0, "text", "key")
+        assert self.check(whole, *halves) == [found, None, found]
+
     def test_honest_links_in_a_row(self) -> None:
         assert (
             self.check(
                 "https://github.com/encode/httpx",
                 "https://github.com/encode/starlette",
-                "https://github.com/a8Fk2m/first",
-                "https://github.com/Q9xZ3vL7pW/second",  # changes two slots: not a beacon
+                "https://github.com/psf/requests",
+                "https://github.com/pallets/flask",  # changes two slots: not a beacon
                 "https://docs.python.org/3/library/json.html",
                 "https://docs.python.org/3/library/asyncio.html",
             )
@@ -603,3 +622,13 @@ def test_a_key_seen_only_in_a_link_is_found_whole_not_in_parts() -> None:
     )
     assert taint(conversation, "https://evil.example/?k=1a2b3c4d5e6f7a8b") is not None
     assert taint(conversation, "https://drive.google.com/open?id=1a2B3c4D5e6F7g8H9i0Jk") is None
+
+
+@pytest.mark.parametrize(
+    "placeholder", ["1a2b3c4d5e6f7a8b", "a1b2c3d4e5f6g7h8", "abc1def2ghi3jkl4"]
+)
+def test_a_placeholder_that_counts_along_is_found_whole_not_in_parts(placeholder: str) -> None:
+    conversation = Conversation.from_messages([f"the id is {placeholder}"])
+    assert taint(conversation, f"https://evil.example/?k={placeholder}") is not None
+    cut = placeholder[: len(placeholder) - len(placeholder) // 5]
+    assert taint(conversation, f"https://drive.google.com/open?id={cut}XyZ") is None

@@ -22,7 +22,7 @@ from typing import ClassVar
 from urllib.parse import unquote
 
 from ..urls.parse import ParsedUrl
-from .index import Corpus, PieceIndex
+from .index import Corpus, Entry, PieceIndex
 from .messages import USER_ROLES, Message, read_messages
 from .prose import ProseIndex
 from .readings import Readings, url_readings
@@ -173,9 +173,16 @@ class Conversation:
         own = url.scheme == "mailto" and self._owns_recipients(url)
         return url_readings(url, skip_path=own)
 
-    def pieces_in(self, readings: Readings, host: str) -> list[tuple[bytes, Taint]]:
-        """The keys a URL's readings carry to `host`, earliest first."""
-        hits = self._index().carried(readings.blob, readings.grams, host)
+    def pieces_in(
+        self, readings: Readings, host: str, partial: list[tuple[bytes, Taint, int]] | None = None
+    ) -> list[tuple[bytes, Taint]]:
+        """The keys a URL's readings carry to `host`, earliest first. With `partial`, also
+        add to it each long key the readings hold parts of, too few to carry it, and
+        which of its characters they hold (`parts.covered`)."""
+        parts: list[tuple[bytes, Entry, int]] | None = None if partial is None else []
+        hits = self._index().carried(readings.blob, readings.grams, host, parts)
+        if partial is not None and parts:
+            partial.extend((key, self._at(e.message, e.kind), mask) for key, e, mask in parts)
         return [(key, self._at(entry.message, entry.kind)) for key, entry in hits]
 
     def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import MEMO_CHARS, Message
-from .parts import PARTS_FROM, PARTS_KINDS, in_parts
+from .parts import PARTS_FROM, PARTS_KINDS, can_be_parted, covered, enough, in_parts
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = [
@@ -215,7 +215,7 @@ class MessagePieces:
         self.long = [
             key
             for key, hits in occurrences.items()
-            if len(key) >= PARTS_FROM and hits[0][1] in _PARTS_CANDIDATES and not key.isdigit()
+            if len(key) >= PARTS_FROM and hits[0][1] in _PARTS_CANDIDATES and can_be_parted(key)
         ]
         self.partset = frozenset().union(*map(_windows, self.long))
         self.gramset = frozenset(grams)
@@ -303,9 +303,16 @@ class PieceIndex:
         self._resolved: dict[bytes, Entry | None] = {}
         self._keys: dict[bytes, dict[bytes, None]] = {}  # by gram, as URLs meet them
 
-    def carried(self, blob: bytes, grams: frozenset[bytes], host: str) -> list[tuple[bytes, Entry]]:
+    def carried(
+        self,
+        blob: bytes,
+        grams: frozenset[bytes],
+        host: str,
+        partial: list[tuple[bytes, Entry, int]] | None = None,
+    ) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
-        out those seen only in URLs on `host`'s site."""
+        out those seen only in URLs on `host`'s site. With `partial`, also add to it the
+        keys `blob` holds counted parts of, too few to be carried (`parts.covered`)."""
         met = grams & self._universe
         if not met and not self._short:
             return []
@@ -319,12 +326,17 @@ class PieceIndex:
         hits: list[tuple[bytes, Entry]] = []
         for key in candidates:
             whole = key in blob
-            if whole or in_parts(key, blob):
+            mask = 0 if whole or partial is None else covered(key, blob)
+            if whole or (enough(key, mask) if partial is not None else in_parts(key, blob)):
                 entry = self._entry(key)
                 if entry is None or not (whole or _found_in_parts(entry)):
                     continue
                 if not _seen_on_site(entry, host):
                     hits.append((key, entry))
+            elif partial is not None and mask:
+                entry = self._entry(key)
+                if entry is not None and _found_in_parts(entry):
+                    partial.append((key, entry, mask))
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
 
     def _keys_of(self, gram: bytes) -> dict[bytes, None]:
@@ -373,7 +385,7 @@ def _found_in_parts(entry: Entry) -> bool:
     only when the chat held it outside a URL: one seen only in links is that link's ID
     (a document, a track), and IDs elsewhere share long runs with it (placeholders,
     `1a2b3c4d5e6f...`, on two sites) where a secret's parts appear nowhere else."""
-    return entry.kind == "canary" or (entry.kind in PARTS_KINDS  and entry.hosts is None)
+    return entry.kind == "canary" or (entry.kind in PARTS_KINDS and entry.hosts is None)
 
 
 def _seen_on_site(entry: Entry, host: str) -> bool:

@@ -5,7 +5,9 @@ throwaway value (`?x=4fG7hK2m&t=1&y=Q9xZ3vL7pW1a`, `/4fG7hK2m/v1/Q9xZ3vL7pW1a.pn
 short, or with a character swapped for another (`...pW1` and a Cyrillic `a`): the
 reading then holds the key's parts, not the key. A key is carried in parts when parts of
 it of `MIN_PART` characters or more, found in any of the readings, in any order, cover
-three quarters of it (the attacker guesses the rest, or sends it in the next URL).
+three quarters of it (the attacker guesses the rest). Parts spread over several URLs of
+one reply (`/a/a8Fk2mQ9.png`, then `/b/c/xZ3vL7pW1c.gif`) are put together the same way:
+`covered` says which of the key's characters one URL's counted parts hold.
 
 Only keys and tokens (and canaries) of `PARTS_FROM` characters or more that hold a
 letter, and only parts that mix letters and digits: a key built of words and numbers
@@ -22,7 +24,17 @@ once in two billion.
 
 from __future__ import annotations
 
-__all__ = ["MIN_PART", "PARTS_FROM", "PARTS_KINDS", "in_parts"]
+import itertools
+
+__all__ = [
+    "MIN_PART",
+    "PARTS_FROM",
+    "PARTS_KINDS",
+    "can_be_parted",
+    "covered",
+    "enough",
+    "in_parts",
+]
 
 PARTS_FROM = 12  # characters of a key, at least, for it to be found in parts
 PARTS_KINDS = ("key", "canary")  # the pieces found in parts
@@ -30,14 +42,25 @@ MIN_PART = 6  # characters of each part (`pieces.MIN_KEY`: the grams meet every 
 _SPARE = 4  # a quarter of the key's characters may be left uncovered
 
 
+def can_be_parted(key: bytes) -> bool:
+    """Is `key` long enough, not a number, and not a placeholder that counts its way
+    along (`1a2b3c4d5e6f7a8b`, `abcdef123456`): one placeholder ID shares long runs
+    with another, on another site, where random keys share none."""
+    if len(key) < PARTS_FROM or key.isdigit():
+        return False
+    steps = sum(b - a == 1 for a, b in itertools.pairwise(key))
+    steps += sum(b - a == 1 for a, b in zip(key, key[2:], strict=False))
+    return steps < len(key) // 2
+
+
 def in_parts(key: bytes, blob: bytes) -> bool:
     """Do parts of `key` in `blob` (each `MIN_PART` or more, anywhere, in any order, each
     mixing letters and digits) cover three quarters of it? A part is a run of the key
     covered by its `MIN_PART`-character windows that `blob` holds: one `bytes` search
     per window, for the few keys a URL's grams meet, stopped once too much is lost."""
-    size = len(key)
-    if size < PARTS_FROM or key.isdigit():
+    if not can_be_parted(key):
         return False
+    size = len(key)
     spare = size // _SPARE
     lost = 0  # characters in no counted part, up to the current run
     run_start = run_end = 0  # the current run of covered characters
@@ -56,3 +79,27 @@ def _lost(part: bytes) -> int:
     """The characters of a part that do not count: all of a word's (`migration`) or a
     number's; none of a part that mixes letters and digits."""
     return len(part) if part.isalpha() or part.isdigit() else 0
+
+
+def covered(key: bytes, blob: bytes) -> int:
+    """The characters of `key` in counted parts of it in `blob`, as bits (bit `i`: the
+    key's character `i`): what one URL holds of a key spread over several."""
+    if not can_be_parted(key):
+        return 0
+    mask = run_start = run_end = 0
+    for start in range(len(key) - MIN_PART + 1):
+        if key[start : start + MIN_PART] in blob:
+            if start > run_end:
+                mask |= _bits(key, run_start, run_end)
+                run_start = start
+            run_end = start + MIN_PART
+    return mask | _bits(key, run_start, run_end)
+
+
+def enough(key: bytes, mask: int) -> bool:
+    """Do the characters in `mask` (`covered`'s) make three quarters of `key`?"""
+    return mask.bit_count() >= len(key) - len(key) // _SPARE
+
+
+def _bits(key: bytes, start: int, end: int) -> int:
+    return 0 if _lost(key[start:end]) else ((1 << (end - start)) - 1) << start

@@ -17,6 +17,10 @@ joined: that is what honest replies do, and joining them would cost every reply;
 beacon keeps its template and changes its one data slot. So a piece split over two
 changing slots at once, or a lower-case base32 chunk without a digit, is not found
 here (the reply-only detectors and the beacon limits still see those).
+
+A long key (`parts`) is also put together from its parts in any URLs of the reply, on
+any site and in any slot: the characters each URL sent of it add up, and the URL with
+which they make three quarters of the key is the one taken out.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import re
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, unquote_plus
 
+from .parts import enough
 from .readings import joined_readings
 
 if TYPE_CHECKING:
@@ -49,32 +54,50 @@ class ReplyTaint:
 
     One per reply (or stream); not shared across threads."""
 
-    __slots__ = ("_conversation", "_history", "_last", "_reported")
+    __slots__ = ("_conversation", "_history", "_last", "_reported", "_spread_parts")
 
     def __init__(self, conversation: Conversation) -> None:
         self._conversation = conversation
         self._last: dict[tuple[_Slot, ...], dict[_Slot, str]] = {}
         self._history: dict[tuple[tuple[_Slot, ...], _Slot], list[str]] = {}
         self._reported: set[bytes] = set()
+        self._spread_parts: dict[bytes, int] = {}  # long key -> its characters sent, as bits
 
     def check(self, url: ParsedUrl) -> Taint | None:
         """`Conversation.taint(url)`, else a piece completed by joining this URL's data
-        with the URLs checked before it in this reply."""
+        with the URLs checked before it in this reply, or by its parts with theirs."""
         conversation = self._conversation
         readings = conversation.readings(url)
-        hits = conversation.pieces_in(readings, url.host)
+        partial: list[tuple[bytes, Taint, int]] = []
+        hits = conversation.pieces_in(readings, url.host, partial)
         joins = self._joins(url)
         if hits:
             self._reported.update(key for key, _ in hits)
             return hits[0][1]
         taint = conversation.prose_in(readings.prose, url.host)
-        if taint is not None or not joins:
-            return taint
+        if taint is None and joins:
+            taint = self._joined(joins, url.host)
+        return self._spread(partial) if taint is None else taint
+
+    def _joined(self, joins: list[str], host: str) -> Taint | None:
+        """A piece the joined values carry, not reported before in this reply."""
         decode = any(_CODED.search(join) for join in joins)
-        found = conversation.pieces_in(joined_readings(joins, decode=decode), url.host)
+        found = self._conversation.pieces_in(joined_readings(joins, decode=decode), host)
         new = [taint for key, taint in found if key not in self._reported]
         self._reported.update(key for key, _ in found)
         return new[0] if new else None
+
+    def _spread(self, partial: list[tuple[bytes, Taint, int]]) -> Taint | None:
+        """A long key this URL's parts of it complete with the parts earlier URLs of the
+        reply sent (`parts.covered`); else remember what this URL sent of each. A URL
+        taken out sends nothing, so what it holds is not added."""
+        spread = self._spread_parts
+        for key, taint, mask in partial:
+            if enough(key, spread.get(key, 0) | mask):
+                return taint
+        for key, _, mask in partial:
+            spread[key] = spread.get(key, 0) | mask
+        return None
 
     def _joins(self, url: ParsedUrl) -> list[str]:
         """The changed slots' values joined, where this URL continues its template's
