@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import MEMO_CHARS, Message
-from .parts import PARTS_FROM, PARTS_KINDS, can_be_parted, covered, enough, in_parts
+from .parts import PARTS_FROM, PARTS_KINDS, covered, enough, in_parts
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = [
@@ -215,7 +215,7 @@ class MessagePieces:
         self.long = [
             key
             for key, hits in occurrences.items()
-            if len(key) >= PARTS_FROM and hits[0][1] in _PARTS_CANDIDATES and can_be_parted(key)
+            if len(key) >= PARTS_FROM and hits[0][1] in _PARTS_CANDIDATES and not key.isdigit()
         ]
         self.partset = frozenset().union(*map(_windows, self.long))
         self.gramset = frozenset(grams)

@@ -24,7 +24,7 @@ once in two billion.
 
 from __future__ import annotations
 
-import itertools
+import operator
 
 __all__ = [
     "MIN_PART",
@@ -40,6 +40,7 @@ PARTS_FROM = 12  # characters of a key, at least, for it to be found in parts
 PARTS_KINDS = ("key", "canary")  # the pieces found in parts
 MIN_PART = 6  # characters of each part (`pieces.MIN_KEY`: the grams meet every one)
 _SPARE = 4  # a quarter of the key's characters may be left uncovered
+_NEXT = bytes((byte + 1) % 256 for byte in range(256))
 
 
 def can_be_parted(key: bytes) -> bool:
@@ -48,8 +49,8 @@ def can_be_parted(key: bytes) -> bool:
     with another, on another site, where random keys share none."""
     if len(key) < PARTS_FROM or key.isdigit():
         return False
-    steps = sum(b - a == 1 for a, b in itertools.pairwise(key))
-    steps += sum(b - a == 1 for a, b in zip(key, key[2:], strict=False))
+    after = key.translate(_NEXT)  # each character's successor
+    steps: int = sum(map(operator.eq, after, key[1:])) + sum(map(operator.eq, after, key[2:]))
     return steps < len(key) // 2
 
 
