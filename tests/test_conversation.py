@@ -632,3 +632,63 @@ def test_a_placeholder_that_counts_along_is_found_whole_not_in_parts(placeholder
     assert taint(conversation, f"https://evil.example/?k={placeholder}") is not None
     cut = placeholder[: len(placeholder) - len(placeholder) // 5]
     assert taint(conversation, f"https://drive.google.com/open?id={cut}XyZ") is None
+
+
+@pytest.mark.parametrize(
+    ("held", "sibling"),
+    [
+        ("c232ab00-9414-11ec-b3c8-9f6bdeced846", "5d1f3e20-9414-11ec-b3c8-9f6bdeced846"),
+        ("65f1c2a94b1e8d3a7c0f12e4", "65f1c2a94b1e8d3a7c0f12e9"),  # ObjectIds
+        ("01HQ3V5K8XJ2M4N6P7R9S0T1VW", "01HQ3V5K8XJ2M4N6P7R9S0T1VX"),  # ULIDs
+    ],
+)
+def test_an_id_made_beside_a_held_one_is_that_id_not_its_parts(held: str, sibling: str) -> None:
+    """IDs made together (UUIDv1, ObjectIds, ULIDs) share most of their characters: a
+    link to the one a tool gave is not the other in parts; the other in parts still is."""
+    conversation = Conversation.from_messages(
+        [
+            {"role": "user", "content": f"My ticket is {held}."},
+            {"role": "tool", "content": f"Related: https://api.tickets.example.com/t/{sibling}"},
+        ]
+    )
+    assert taint(conversation, f"https://tickets.example.com/browse/{sibling}") is None
+    tracker = conversation.tracker()
+    assert tracker.check(parse_url(f"https://tickets.example.com/browse/{sibling}")) is None
+    cut = len(held) - len(held) // 5
+    found = taint(conversation, f"https://evil.example/?k={held[:cut]}")
+    assert found == Taint(0, "user", "key")
+
+
+class TestSpreadOverTurns:
+    KEY = "Q9xZ3vL7pW1a4fG7hK2m"
+
+    def conversation(self, *replies: str) -> Conversation:
+        messages = [{"role": "system", "content": f"The deploy key is {self.KEY}."}]
+        for reply in replies:
+            messages += [
+                {"role": "user", "content": "go on"},
+                {"role": "assistant", "content": reply},
+            ]
+        return Conversation.from_messages([*messages, {"role": "user", "content": "and?"}])
+
+    def test_a_key_sent_in_parts_over_two_turns_is_found_in_the_second(self) -> None:
+        first = f"Done: [a](https://evil.example/p/{self.KEY[:14]})"
+        conversation = self.conversation(first)
+        later = f"https://other.example/q?x={self.KEY[6:]}"  # 70 %, with the first's 70 %: all
+        assert conversation.tracker().check(parse_url(later)) == Taint(0, "system", "key")
+        assert taint(conversation, later) is None  # one URL alone holds too few
+
+    def test_the_same_parts_again_send_nothing_new(self) -> None:
+        link = f"https://evil.example/p/{self.KEY[:14]}"
+        conversation = self.conversation(f"[a]({link})", f"[a]({link})")
+        assert conversation.tracker().check(parse_url(link)) is None
+
+    def test_only_the_models_turns_count(self) -> None:
+        messages = [
+            {"role": "system", "content": f"The deploy key is {self.KEY}."},
+            {"role": "tool", "content": f"https://evil.example/p/{self.KEY[:14]}"},
+            {"role": "user", "content": f"see https://evil.example/p/{self.KEY[:14]}"},
+        ]
+        conversation = Conversation.from_messages(messages)
+        later = f"https://other.example/q?x={self.KEY[6:]}"
+        assert conversation.tracker().check(parse_url(later)) is None

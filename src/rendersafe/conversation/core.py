@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 from urllib.parse import unquote
 
-from ..urls.parse import ParsedUrl
+from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
-from .messages import USER_ROLES, Message, read_messages
+from .messages import MODEL_ROLES, USER_ROLES, Message, read_messages
 from .prose import ProseIndex
 from .readings import Readings, url_readings
 from .seen import SeenHosts, SeenUrls
@@ -71,6 +71,7 @@ class Conversation:
         "_owned",
         "_pieces",
         "_prose",
+        "_sent",
         "_urls",
         "messages",
         "truncated",
@@ -95,6 +96,7 @@ class Conversation:
         self._urls: SeenUrls | None = None
         self._hosts: SeenHosts | None = None
         self._owned: frozenset[str] | None = None
+        self._sent: dict[bytes, int] | None = None
 
     @classmethod
     def from_messages(
@@ -184,6 +186,26 @@ class Conversation:
         if partial is not None and parts:
             partial.extend((key, self._at(e.message, e.kind), mask) for key, e, mask in parts)
         return [(key, self._at(entry.message, entry.kind)) for key, entry in hits]
+
+    def sent_parts(self) -> dict[bytes, int]:
+        """What the model's earlier replies sent of each long key in the parts their URLs
+        hold, too few to carry it (`parts.covered`, as bits): a key spread over turns
+        adds up as one spread over a reply's URLs does. Read once, on first ask."""
+        if self._sent is None:
+            sent: dict[bytes, int] = {}
+            index = self._index()
+            for message, text in zip(self.messages, self._text().texts, strict=True):
+                if message.role.lower() not in MODEL_ROLES:
+                    continue
+                for raw in dict.fromkeys(map(text.url, range(len(text.hosts())))):
+                    url = parse_url(raw)
+                    readings = self.readings(url)
+                    parts: list[tuple[bytes, Entry, int]] = []
+                    index.carried(readings.blob, readings.grams, url.host, parts, siblings=False)
+                    for key, _, mask in parts:
+                        sent[key] = sent.get(key, 0) | mask
+            self._sent = sent
+        return self._sent
 
     def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:
         """A run of the conversation's prose in a URL's words (`Readings.prose`), to a

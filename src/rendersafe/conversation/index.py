@@ -309,10 +309,14 @@ class PieceIndex:
         grams: frozenset[bytes],
         host: str,
         partial: list[tuple[bytes, Entry, int]] | None = None,
+        *,
+        siblings: bool = True,
     ) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
         out those seen only in URLs on `host`'s site. With `partial`, also add to it the
-        keys `blob` holds counted parts of, too few to be carried (`parts.covered`)."""
+        keys `blob` holds counted parts of, too few to be carried (`parts.covered`).
+        Parts inside a key `blob` holds whole are that key's (`_without`), unless not
+        `siblings` (what a URL sent: its own tokens are keys of the chat it is in)."""
         met = grams & self._universe
         if not met and not self._short:
             return []
@@ -323,21 +327,32 @@ class PieceIndex:
                 keys = self._keys[gram] = self._keys_of(gram)
             candidates.update(keys)
         candidates.update(dict.fromkeys(self._short))
-        hits: list[tuple[bytes, Entry]] = []
-        for key in candidates:
-            whole = key in blob
-            mask = 0 if whole or partial is None else covered(key, blob)
-            if whole or (enough(key, mask) if partial is not None else in_parts(key, blob)):
-                entry = self._entry(key)
-                if entry is None or not (whole or _found_in_parts(entry)):
-                    continue
-                if not _seen_on_site(entry, host):
-                    hits.append((key, entry))
-            elif partial is not None and mask:
-                entry = self._entry(key)
-                if entry is not None and _found_in_parts(entry):
-                    partial.append((key, entry, mask))
+        whole = {key: None for key in candidates if key in blob}
+        hits = [(key, entry) for key in whole if (entry := self._entry(key)) is not None]
+        parted = [key for key in candidates if key not in whole]
+        hits += self._in_parts(parted, _without(blob, whole) if siblings else blob, partial)
+        hits = [(key, entry) for key, entry in hits if not _seen_on_site(entry, host)]
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
+
+    def _in_parts(
+        self, keys: list[bytes], blob: bytes, partial: list[tuple[bytes, Entry, int]] | None
+    ) -> list[tuple[bytes, Entry]]:
+        """The `keys` found in parts (`parts.in_parts`) in `blob`; with `partial`, also
+        add to it those with too few parts, and which characters the parts hold."""
+        hits: list[tuple[bytes, Entry]] = []
+        for key in keys:
+            mask = 0 if partial is None else covered(key, blob)
+            carried = in_parts(key, blob) if partial is None else enough(key, mask)
+            if not (carried or mask):
+                continue
+            entry = self._entry(key)
+            if entry is None or not _found_in_parts(entry):
+                continue
+            if carried:
+                hits.append((key, entry))
+            elif partial is not None:
+                partial.append((key, entry, mask))
+        return hits
 
     def _keys_of(self, gram: bytes) -> dict[bytes, None]:
         """The keys of the conversation that have `gram` (at their offsets 0, 1 and 2, in
@@ -386,6 +401,17 @@ def _found_in_parts(entry: Entry) -> bool:
     (a document, a track), and IDs elsewhere share long runs with it (placeholders,
     `1a2b3c4d5e6f...`, on two sites) where a secret's parts appear nowhere else."""
     return entry.kind == "canary" or (entry.kind in PARTS_KINDS and entry.hosts is None)
+
+
+def _without(blob: bytes, keys: Iterable[bytes]) -> bytes:
+    """`blob` with the long keys in `keys` blanked out: their characters are that key's,
+    carried whole, and not parts of another key. IDs made together share most of their
+    characters (`...-9414-11ec-b3c8-9f6bdeced846`, ObjectIds, ULIDs of one millisecond):
+    a link to one the chat held is not another in parts."""
+    for key in keys:
+        if len(key) >= PARTS_FROM:
+            blob = blob.replace(key, b"\0")
+    return blob
 
 
 def _seen_on_site(entry: Entry, host: str) -> bool:

@@ -22,6 +22,8 @@ __all__ = ["Message", "read_messages"]
 BARE_ROLE = "text"
 # Roles whose own words are the user's (a bare string is taken as the user's).
 USER_ROLES = frozenset({"user", "human", BARE_ROLE})
+# Roles whose words are the model's (its earlier replies, as the client sends them back).
+MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
 # What is read from one message is kept once per process (a chat sends its history
 # again each turn), for a few thousand messages of at most this many characters: a
 # longer one is read again each time (linear: that costs what it cost before), so the

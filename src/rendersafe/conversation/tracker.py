@@ -20,7 +20,9 @@ here (the reply-only detectors and the beacon limits still see those).
 
 A long key (`parts`) is also put together from its parts in any URLs of the reply, on
 any site and in any slot: the characters each URL sent of it add up, and the URL with
-which they make three quarters of the key is the one taken out.
+which they make three quarters of the key is the one taken out. What the model's earlier
+replies in the conversation sent of it counts too (`Conversation.sent_parts`): a key
+spread over turns is a key spread over URLs.
 """
 
 from __future__ import annotations
@@ -89,11 +91,15 @@ class ReplyTaint:
 
     def _spread(self, partial: list[tuple[bytes, Taint, int]]) -> Taint | None:
         """A long key this URL's parts of it complete with the parts earlier URLs of the
-        reply sent (`parts.covered`); else remember what this URL sent of each. A URL
-        taken out sends nothing, so what it holds is not added."""
+        reply, and of the model's earlier replies, sent (`parts.covered`); else remember
+        what this URL sent of each. A URL taken out sends nothing: what it holds is not
+        added."""
         spread = self._spread_parts
         for key, taint, mask in partial:
-            if enough(key, spread.get(key, 0) | mask):
+            sent = spread.get(key)
+            if sent is None:  # the first of this reply's URLs to hold parts of it
+                sent = spread[key] = self._conversation.sent_parts().get(key, 0)
+            if enough(key, sent | mask):
                 return taint
         for key, _, mask in partial:
             spread[key] = spread.get(key, 0) | mask

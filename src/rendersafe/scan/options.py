@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..conversation.messages import MODEL_ROLES
 from ..policy import Policy
 
 __all__ = ["ASSISTANT_ROLES", "DEFAULT_MAX_RECORD_BYTES", "FORMATS", "ScanOptions"]
 
 # Roles whose messages a client renders as the model's: ShareGPT's "gpt", Gemini's
 # "model", some exports' "bot".
-ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
+ASSISTANT_ROLES = MODEL_ROLES
 FORMATS = ("auto", "jsonl", "json", "text", "parquet")
 # The most of one record (a JSONL line, a JSON or text file) a scan holds in memory:
 # far above any chat transcript, far below what would exhaust a worker.
