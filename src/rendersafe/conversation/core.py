@@ -23,10 +23,12 @@ from urllib.parse import unquote
 
 from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
-from .messages import MODEL_ROLES, USER_ROLES, Message, read_messages
+from .messages import USER_ROLES, Message, read_messages
+from .parts import covered
 from .prose import ProseIndex
 from .readings import Readings, url_readings
 from .seen import SeenHosts, SeenUrls
+from .sent import model_urls
 from .tracker import ReplyTaint
 
 __all__ = ["Conversation", "ConversationLike", "Taint"]
@@ -96,7 +98,7 @@ class Conversation:
         self._urls: SeenUrls | None = None
         self._hosts: SeenHosts | None = None
         self._owned: frozenset[str] | None = None
-        self._sent: dict[bytes, int] | None = None
+        self._sent: tuple[dict[bytes, int], bytes] | None = None
 
     @classmethod
     def from_messages(
@@ -187,25 +189,19 @@ class Conversation:
             partial.extend((key, self._at(e.message, e.kind), mask) for key, e, mask in parts)
         return [(key, self._at(entry.message, entry.kind)) for key, entry in hits]
 
-    def sent_parts(self) -> dict[bytes, int]:
-        """What the model's earlier replies sent of each long key in the parts their URLs
-        hold, too few to carry it (`parts.covered`, as bits): a key spread over turns
-        adds up as one spread over a reply's URLs does. Read once, on first ask."""
+    def sent(self, key: bytes) -> int:
+        """Which characters of the long `key` the model's earlier replies sent in their
+        URLs' parts (`parts.covered`, as bits; `sent.model_urls`): a key spread over
+        turns adds up as one spread over a reply's URLs does. The URLs are read on the
+        first ask, each key's characters once."""
         if self._sent is None:
-            sent: dict[bytes, int] = {}
-            index = self._index()
-            for message, text in zip(self.messages, self._text().texts, strict=True):
-                if message.role.lower() not in MODEL_ROLES:
-                    continue
-                for raw in dict.fromkeys(map(text.url, range(len(text.hosts())))):
-                    url = parse_url(raw)
-                    readings = self.readings(url)
-                    parts: list[tuple[bytes, Entry, int]] = []
-                    index.carried(readings.blob, readings.grams, url.host, parts, siblings=False)
-                    for key, _, mask in parts:
-                        sent[key] = sent.get(key, 0) | mask
-            self._sent = sent
-        return self._sent
+            urls = model_urls(self.messages)
+            self._sent = ({}, b"\0".join(self.readings(parse_url(u)).blob for u in urls))
+        masks, blob = self._sent
+        mask = masks.get(key)
+        if mask is None:
+            mask = masks[key] = covered(key, blob)
+        return mask
 
     def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:
         """A run of the conversation's prose in a URL's words (`Readings.prose`), to a

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
-from .messages import MEMO_CHARS, Message
+from .messages import MEMO_CHARS, MODEL_ROLES, Message
 from .parts import PARTS_FROM, PARTS_KINDS, covered, enough, in_parts
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
@@ -286,6 +286,7 @@ class PieceIndex:
     __slots__ = (
         "_keys",
         "_long",
+        "_made",
         "_messages",
         "_resolved",
         "_short",
@@ -295,6 +296,7 @@ class PieceIndex:
     def __init__(self, messages: Sequence[Message], canaries: Sequence[str]) -> None:
         key = tuple(canaries)
         self._messages = [message_pieces(m.text, key) for m in messages]
+        self._made = frozenset(i for i, m in enumerate(messages) if m.role.lower() in MODEL_ROLES)
         self._universe = frozenset().union(
             *(p.gramset for p in self._messages), *(p.partset for p in self._messages)
         )
@@ -309,14 +311,11 @@ class PieceIndex:
         grams: frozenset[bytes],
         host: str,
         partial: list[tuple[bytes, Entry, int]] | None = None,
-        *,
-        siblings: bool = True,
     ) -> list[tuple[bytes, Entry]]:
         """The pieces `blob` contains (`grams`: its `sample`), earliest first, leaving
         out those seen only in URLs on `host`'s site. With `partial`, also add to it the
         keys `blob` holds counted parts of, too few to be carried (`parts.covered`).
-        Parts inside a key `blob` holds whole are that key's (`_without`), unless not
-        `siblings` (what a URL sent: its own tokens are keys of the chat it is in)."""
+        Parts inside a key `blob` holds whole are that key's (`_without`)."""
         met = grams & self._universe
         if not met and not self._short:
             return []
@@ -327,12 +326,24 @@ class PieceIndex:
                 keys = self._keys[gram] = self._keys_of(gram)
             candidates.update(keys)
         candidates.update(dict.fromkeys(self._short))
-        whole = {key: None for key in candidates if key in blob}
-        hits = [(key, entry) for key in whole if (entry := self._entry(key)) is not None]
+        whole = {key: self._entry(key) for key in candidates if key in blob}
+        hits = [(key, entry) for key, entry in whole.items() if entry is not None]
         parted = [key for key in candidates if key not in whole]
-        hits += self._in_parts(parted, _without(blob, whole) if siblings else blob, partial)
+        hits += self._in_parts(parted, self._without(blob, hits), partial)
         hits = [(key, entry) for key, entry in hits if not _seen_on_site(entry, host)]
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
+
+    def _without(self, blob: bytes, held: list[tuple[bytes, Entry]]) -> bytes:
+        """`blob` with the long keys it holds whole blanked out, where the chat had them
+        before the model wrote them: their characters are that key's, not parts of
+        another. IDs made together share most of their characters (UUIDv1s'
+        `...-9414-11ec-b3c8-9f6bdeced846`, ObjectIds, ULIDs of one millisecond): a link
+        to the one a tool gave is not parts of the one the user wrote. A key the model
+        wrote first could be a secret's near copy, planted to explain its parts."""
+        for key, entry in held:
+            if len(key) >= PARTS_FROM and entry.message not in self._made:
+                blob = blob.replace(key, b"\0")
+        return blob
 
     def _in_parts(
         self, keys: list[bytes], blob: bytes, partial: list[tuple[bytes, Entry, int]] | None
@@ -401,17 +412,6 @@ def _found_in_parts(entry: Entry) -> bool:
     (a document, a track), and IDs elsewhere share long runs with it (placeholders,
     `1a2b3c4d5e6f...`, on two sites) where a secret's parts appear nowhere else."""
     return entry.kind == "canary" or (entry.kind in PARTS_KINDS and entry.hosts is None)
-
-
-def _without(blob: bytes, keys: Iterable[bytes]) -> bytes:
-    """`blob` with the long keys in `keys` blanked out: their characters are that key's,
-    carried whole, and not parts of another key. IDs made together share most of their
-    characters (`...-9414-11ec-b3c8-9f6bdeced846`, ObjectIds, ULIDs of one millisecond):
-    a link to one the chat held is not another in parts."""
-    for key in keys:
-        if len(key) >= PARTS_FROM:
-            blob = blob.replace(key, b"\0")
-    return blob
 
 
 def _seen_on_site(entry: Entry, host: str) -> bool:

@@ -21,7 +21,7 @@ here (the reply-only detectors and the beacon limits still see those).
 A long key (`parts`) is also put together from its parts in any URLs of the reply, on
 any site and in any slot: the characters each URL sent of it add up, and the URL with
 which they make three quarters of the key is the one taken out. What the model's earlier
-replies in the conversation sent of it counts too (`Conversation.sent_parts`): a key
+replies in the conversation sent of it counts too (`Conversation.sent`): a key
 spread over turns is a key spread over URLs.
 """
 
@@ -98,7 +98,7 @@ class ReplyTaint:
         for key, taint, mask in partial:
             sent = spread.get(key)
             if sent is None:  # the first of this reply's URLs to hold parts of it
-                sent = spread[key] = self._conversation.sent_parts().get(key, 0)
+                sent = spread[key] = self._conversation.sent(key)
             if enough(key, sent | mask):
                 return taint
         for key, _, mask in partial:
