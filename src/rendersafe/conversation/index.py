@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
 from .messages import MEMO_CHARS, MODEL_ROLES, Message
-from .parts import PARTS_FROM, PARTS_KINDS, covered, enough, in_parts
+from .parts import PARTS_FROM, PARTS_KINDS, covered, enough
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
 
 __all__ = [
@@ -329,7 +329,8 @@ class PieceIndex:
         whole = {key: self._entry(key) for key in candidates if key in blob}
         hits = [(key, entry) for key, entry in whole.items() if entry is not None]
         parted = [key for key in candidates if key not in whole]
-        hits += self._in_parts(parted, self._without(blob, hits), partial)
+        if parted:
+            hits += self._in_parts(parted, self._without(blob, hits), partial)
         hits = [(key, entry) for key, entry in hits if not _seen_on_site(entry, host)]
         return sorted(hits, key=lambda hit: (hit[1].message, hit[1].start))
 
@@ -348,18 +349,17 @@ class PieceIndex:
     def _in_parts(
         self, keys: list[bytes], blob: bytes, partial: list[tuple[bytes, Entry, int]] | None
     ) -> list[tuple[bytes, Entry]]:
-        """The `keys` found in parts (`parts.in_parts`) in `blob`; with `partial`, also
-        add to it those with too few parts, and which characters the parts hold."""
+        """The `keys` whose parts in `blob` make three quarters of them (`parts.covered`);
+        with `partial`, also add to it those with fewer, and which characters they hold."""
         hits: list[tuple[bytes, Entry]] = []
         for key in keys:
-            mask = 0 if partial is None else covered(key, blob)
-            carried = in_parts(key, blob) if partial is None else enough(key, mask)
-            if not (carried or mask):
+            mask = covered(key, blob)
+            if not mask:
                 continue
             entry = self._entry(key)
             if entry is None or not _found_in_parts(entry):
                 continue
-            if carried:
+            if enough(key, mask):
                 hits.append((key, entry))
             elif partial is not None:
                 partial.append((key, entry, mask))
@@ -407,7 +407,7 @@ class PieceIndex:
 
 
 def _found_in_parts(entry: Entry) -> bool:
-    """Is a piece found in parts (`parts.in_parts`), not only whole? A canary is; a key
+    """Is a piece found in parts (`parts.covered`), not only whole? A canary is; a key
     only when the chat held it outside a URL: one seen only in links is that link's ID
     (a document, a track), and IDs elsewhere share long runs with it (placeholders,
     `1a2b3c4d5e6f...`, on two sites) where a secret's parts appear nowhere else."""

@@ -5,9 +5,10 @@ throwaway value (`?x=4fG7hK2m&t=1&y=Q9xZ3vL7pW1a`, `/4fG7hK2m/v1/Q9xZ3vL7pW1a.pn
 short, or with a character swapped for another (`...pW1` and a Cyrillic `a`): the
 reading then holds the key's parts, not the key. A key is carried in parts when parts of
 it of `MIN_PART` characters or more, found in any of the readings, in any order, cover
-three quarters of it (the attacker guesses the rest). Parts spread over several URLs of
-one reply (`/a/a8Fk2mQ9.png`, then `/b/c/xZ3vL7pW1c.gif`) are put together the same way:
-`covered` says which of the key's characters one URL's counted parts hold.
+three quarters of it (the attacker guesses the rest): `covered` says which of the key's
+characters the counted parts hold, `enough` whether they make three quarters. Parts
+spread over several URLs of one reply (`/a/a8Fk2mQ9.png`, then `/b/c/xZ3vL7pW1c.gif`)
+are put together the same way, their `covered` bits added up.
 
 Only keys and tokens (and canaries) of `PARTS_FROM` characters or more that hold a
 letter, and only parts that mix letters and digits: a key built of words and numbers
@@ -33,7 +34,6 @@ __all__ = [
     "can_be_parted",
     "covered",
     "enough",
-    "in_parts",
 ]
 
 PARTS_FROM = 12  # characters of a key, at least, for it to be found in parts
@@ -52,28 +52,6 @@ def can_be_parted(key: bytes) -> bool:
     after = key.translate(_NEXT)  # each character's successor
     steps: int = sum(map(operator.eq, after, key[1:])) + sum(map(operator.eq, after, key[2:]))
     return steps < len(key) // 2
-
-
-def in_parts(key: bytes, blob: bytes) -> bool:
-    """Do parts of `key` in `blob` (each `MIN_PART` or more, anywhere, in any order, each
-    mixing letters and digits) cover three quarters of it? A part is a run of the key
-    covered by its `MIN_PART`-character windows that `blob` holds: one `bytes` search
-    per window, for the few keys a URL's grams meet, stopped once too much is lost."""
-    if not can_be_parted(key):
-        return False
-    size = len(key)
-    spare = size // _SPARE
-    lost = 0  # characters in no counted part, up to the current run
-    run_start = run_end = 0  # the current run of covered characters
-    for start in range(size - MIN_PART + 1):
-        if key[start : start + MIN_PART] in blob:
-            if start > run_end:
-                lost += _lost(key[run_start:run_end]) + start - run_end
-                run_start = start
-            run_end = start + MIN_PART
-        elif lost + max(0, start + 1 - run_end) > spare:
-            return False  # no later window starts early enough to cover `start`
-    return lost + _lost(key[run_start:run_end]) + size - run_end <= spare
 
 
 def _lost(part: bytes) -> int:
