@@ -131,6 +131,23 @@ def test_delta_times_merge_as_they_fill_without_a_flush() -> None:
     assert count.by == MERGE_EVERY * 2  # the last one waits for a flush or the next batch
 
 
+def test_held_chars_are_counted_in_their_buckets() -> None:
+    bucket = "rendersafe_held_chars_bucket"
+    with (
+        Counted("rendersafe_held_chars_count") as count,
+        Counted("rendersafe_held_chars_sum") as total,
+        Counted(bucket, le="1.0") as first,
+        Counted(bucket, le="4.0") as second,
+        Counted(bucket, le="65536.0") as last,
+        Counted(bucket, le="+Inf") as every,
+    ):
+        for chars in (1, 2, 4, 65536, 70000):  # each bound is in its own bucket
+            METRICS.held(chars)
+    assert count.by == every.by == 5
+    assert total.by == 1 + 2 + 4 + 65536 + 70000
+    assert (first.by, second.by, last.by) == (1, 3, 4)  # cumulative, as Prometheus reads them
+
+
 def test_replies_and_findings_of_run_and_stream() -> None:
     sanitizer = Sanitizer(Policy())
     with (

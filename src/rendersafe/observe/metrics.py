@@ -130,7 +130,7 @@ class _Prometheus:
     enabled = True
 
     def __init__(self, client: Any) -> None:
-        counter, histogram, gauge = client.Counter, client.Histogram, client.Gauge
+        counter, gauge = client.Counter, client.Gauge
         self._replies = counter(
             "rendersafe_replies", "Replies sanitised (mode monitor: shadowed)", ["source", "mode"]
         )
@@ -151,11 +151,13 @@ class _Prometheus:
             client,
             "rendersafe_delta_seconds",
             "Seconds the middleware's sanitiser took over one text delta (wall clock)",
+            DELTA_BUCKETS,
         )
-        self._held = histogram(
+        self._held = _MergedHistogram(
+            client,
             "rendersafe_held_chars",
             "Characters a stream held back, measured when they were released",
-            buckets=HELD_BUCKETS,
+            HELD_BUCKETS,
         )
         self._lost = counter(
             "rendersafe_audit_records_lost", "Audit records a sink could not write, given up"
@@ -196,21 +198,33 @@ class _Prometheus:
 
 
 class _MergedHistogram:
-    """`rendersafe_delta_seconds`, taken in batches (`merge`) and exposed as
-    `prometheus_client` exposes a histogram of its own (a collector in its registry)."""
+    """A histogram counted here and exposed as `prometheus_client` exposes one of its
+    own (a collector in its registry): taken in batches (`merge`) or one value at a
+    time under one lock (`observe`), where `prometheus_client`'s histogram takes a lock
+    per bucket and per sum and costs more than a stream's usual step."""
 
-    def __init__(self, client: Any, name: str, documentation: str) -> None:
+    def __init__(
+        self, client: Any, name: str, documentation: str, bounds: tuple[float, ...]
+    ) -> None:
         from prometheus_client.core import HistogramMetricFamily  # noqa: PLC0415  # optional
         from prometheus_client.utils import floatToGoString  # noqa: PLC0415
 
         self._family = HistogramMetricFamily
         go_string: Callable[[float], str] = floatToGoString
-        self._bounds = [go_string(b) for b in DELTA_BUCKETS] + ["+Inf"]
+        self._upper = bounds
+        self._bounds = [go_string(b) for b in bounds] + ["+Inf"]
         self._name, self._documentation = name, documentation
         self._lock = threading.Lock()
-        self._counts = [0] * (len(DELTA_BUCKETS) + 1)
+        self._counts = [0] * (len(bounds) + 1)
         self._sum = 0.0
         client.REGISTRY.register(self)
+
+    def observe(self, value: float) -> None:
+        """Count one value in its bucket (a bound holds the values up to it)."""
+        at = bisect_left(self._upper, value)
+        with self._lock:
+            self._counts[at] += 1
+            self._sum += value
 
     def merge(self, counts: list[int], total: float) -> None:
         """Add counts per bucket (and past the last) and their sum."""
