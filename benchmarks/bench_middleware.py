@@ -71,6 +71,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from corpus import ATTACKS, corpus
 from rendersafe import Policy
+from rendersafe._build import compiled
 from rendersafe.middleware import RenderSafeMiddleware
 
 CORPUS_CHARS = 200_000
@@ -370,6 +371,7 @@ def report(rounds: dict[str, list[Round]], streams: int, tokens: int, kilobytes:
     micros = per_token(plain, safe, total)
     pairs = len(micros)
     print(f"streams: {streams}, tokens per stream: {tokens}, total tokens per round: {total}")
+    print(f"build: {'compiled (mypyc)' if compiled() else 'interpreted'} (the server's too)")
     print(f"interleaved pairs of rounds: {pairs} (medians, with their range)")
     print(
         f"server CPU per round: plain {spread([r.cpu for r in plain], 3)} s, "

@@ -31,6 +31,7 @@ from markdown_it import MarkdownIt
 
 from corpus import corpus
 from rendersafe import Sanitizer
+from rendersafe._build import compiled
 
 
 def cpu(work: Callable[[], object]) -> float:
@@ -84,6 +85,7 @@ def main() -> None:
 
     changed = sum(1 for r in replies if sanitizer.run(r).findings)
     print(f"corpus: {len(replies)} replies, {total / 1e6:.2f} MB, {changed} changed by sanitize")
+    print(f"build: {'compiled (mypyc)' if compiled() else 'interpreted'}")
     print(f"CPU time over {args.rounds} interleaved rounds: median (min-max)")
     for name, values in samples.items():
         rate = total / 1e6 / statistics.median(values)

@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from corpus import corpus
 from rendersafe import Policy, Sanitizer
+from rendersafe._build import compiled
 
 SCALE = 16  # the scaling sample's factor
 
@@ -110,6 +111,7 @@ def main() -> None:
     held = held_after_each(sanitizer, in_fours)
 
     print(f"corpus: {len(replies)} replies, {sum(map(len, replies)) / 1e6:.2f} MB")
+    print(f"build: {'compiled (mypyc)' if compiled() else 'interpreted'}")
     print(f"CPU time over {args.rounds} interleaved rounds: median (min-max)")
     print(f"one-shot run():        {seconds(one_shot)}")
     print(f"stream, 4-char chunks: {seconds(streamed)}")

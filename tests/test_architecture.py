@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).parent.parent / "src" / "rendersafe"
 # Lowest first. A component may import its own modules and any component in a
 # lower layer, never one in its own layer or above.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"_version", "errors", "findings", "proxy"}),
+    frozenset({"_build", "errors", "findings", "proxy"}),
     frozenset({"urls"}),
     frozenset({"policy"}),
     frozenset({"conversation"}),

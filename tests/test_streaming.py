@@ -25,12 +25,14 @@ from rendersafe import (
     sanitize_stream,
     streaming,
 )
+from rendersafe._build import compiled
 from rendersafe.engine import triggers
 from rendersafe.units.segment import Segmenter, Unit
 from test_properties import mixed
 
 CASES = all_cases()
 S = Sanitizer()
+COMPILED = compiled()  # the per-chunk modules run as built by mypyc
 PAYLOAD = "VGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIyIGFuZCBsaXZlcyBhdCAxMiBFbG0gU3Q="
 
 
@@ -401,7 +403,8 @@ def test_closed_stream_refuses_more() -> None:
 
 
 def test_feed_takes_str() -> None:
-    with pytest.raises(TypeError, match="feed_bytes"):
+    # Compiled, `feed` checks its argument's type as it is called, in mypyc's words.
+    with pytest.raises(TypeError, match="got bytes" if COMPILED else "use feed_bytes"):
         S.stream().feed(b"bytes")  # type: ignore[arg-type]
 
 
@@ -479,6 +482,18 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return read
 
 
+@settings(max_examples=500, deadline=None)
+@given(chunk=st.text(st.sampled_from("ab Z9\t\n\r.:@[<!-,\xa0é\u3000"), max_size=12))
+def test_the_compiled_builds_plain_reading_is_the_interpreters(chunk: str) -> None:
+    """`_plain_cut` (the compiled build's loop over code points) reads a chunk as the
+    interpreter's string methods do: -1 for a trigger, else after the last space, tab
+    or line end."""
+    triggered = any(c in "[<:@." for c in chunk)
+    cut = max(chunk.rfind(" "), chunk.rfind("\t"), chunk.rfind("\n")) + 1
+    assert streaming._plain_cut(chunk) == (-1 if triggered else cut)
+
+
+@pytest.mark.skipif(COMPILED, reason="spies on the interpreted modules (.ci/run runs them too)")
 @pytest.mark.parametrize(
     "text",
     [

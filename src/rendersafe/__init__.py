@@ -7,7 +7,7 @@ result.text, result.findings
 Sanitizer(policy).run(reply, conversation=messages)  # judge URLs with what the model saw
 """
 
-from ._version import __version__ as __version__
+from ._build import __version__ as __version__  # first: it decides how the modules load
 from .conversation import Conversation, mint_canary
 from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Reason, Result

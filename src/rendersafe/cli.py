@@ -25,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TextIO
 
-from ._version import __version__
+from ._build import __version__
 from .audit.record import AuditRecord
 from .audit.summary import summarise
 from .config import load_policy, policy_problems

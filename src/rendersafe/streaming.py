@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
-from typing import Literal
+from typing import Final, Literal
 
 from .engine.carry import Carry
 from .engine.triggers import sendable
@@ -44,11 +44,39 @@ StreamState = Literal["open", "closed", "broken"]
 # What `feed` takes in a few steps, by the mode the stream is in (`_fast`): nothing
 # (every chunk goes to `_feed`: shadow mode, closed, broken, or an unsent word that
 # may still be an opener or URL); a unit held back until it ends; plain words.
-_SLOW, _HELD, _PLAIN = 0, 1, 2
-# What stops a chunk being plain words: a line end, or a character `sendable` reads
-# beyond the last space (a tab ends a word too, an opener's `[`/`<`, a URL's `:@.`).
-# Without them in the unsent word and the chunk, the chunk sends up to its last space.
-_NOT_PLAIN = frozenset("\n\t[<:@.")
+_SLOW: Final = 0
+_HELD: Final = 1
+_PLAIN: Final = 2
+# The characters every opener or URL-ish word `sendable` reads holds one of (an
+# opener's `[`/`<`, a URL's `:@.`). Without them in the unsent word and the chunk,
+# the chunk sends up to its last space, tab or line end, and the unit stays one the
+# segmenter cannot cut (it cuts only after such a thing): its lines wait in
+# `_mid_line` and are pushed at once when something needs them, as one-shot pushes.
+_TRIGGERS: Final = frozenset("[<:@.")
+_NOT_PLAIN: Final = _TRIGGERS | frozenset("\t\n")
+# Each ASCII character's part in a chunk of plain words: 1 a trigger, 2 a word's end.
+_ROLES: Final = bytes(
+    1 if chr(c) in _TRIGGERS else 2 if chr(c) in " \t\n" else 0 for c in range(128)
+)
+# Compiled (mypyc), a loop over code points is the cheapest way to read a chunk; run by
+# the interpreter, string methods that loop in C are (`_plain_cut`).
+_COMPILED: Final = not __file__.endswith(".py")
+
+
+def _plain_cut(chunk: str) -> int:
+    """How much of `chunk`, plain words after an unsent word holding no trigger,
+    `sendable` would send with that word: up to its last space, tab or line end (0:
+    none); -1 when it holds a trigger (`_TRIGGERS`). One loop over its code points,
+    for the compiled build; `feed` reads the same with string methods otherwise."""
+    cut = 0
+    for at in range(len(chunk)):
+        code = ord(chunk[at])
+        if code < 128 and _ROLES[code]:
+            if _ROLES[code] == 1:
+                return -1
+            cut = at + 1
+    return cut
+
 
 Ended = Callable[["StreamSanitizer", "Exception | None"], None]
 """Told once when a stream closes or breaks (with the error), for its span and records."""
@@ -80,8 +108,10 @@ class StreamSanitizer:
         # measure them re-read them. `feed`'s few steps only take from `_room`: the
         # length is `_length` plus what `_room` lost since `_mark` (`_unit_length`).
         self._length = 0
-        # Chunks that only add to the segmenter's current line, not pushed yet: it
-        # takes them in one push with the next chunk it must read (`Segmenter.room`).
+        # Chunks not pushed yet: the segmenter takes them in one push with the next
+        # chunk it must read. While a unit is held, those that only add to its current
+        # line (`Segmenter.room`); while plain words come, any that fit the unit
+        # (`_PLAIN`: no cut can fall in them, whatever their lines).
         self._mid_line: list[str] = []
         self._room = 0
         self._mark = 0
@@ -133,7 +163,7 @@ class StreamSanitizer:
         segmenter = self._segmented()
         return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
 
-    def feed(self, chunk: str) -> str:
+    def feed(self, chunk: str) -> str:  # noqa: C901, PLR0911  (per chunk: a call costs more)
         """Take the next chunk; return the text now settled and safe to send."""
         # The common chunks, in a few steps whatever the unit holds: those that only
         # add to the current line, and either add plain words to a unit nothing holds
@@ -145,12 +175,16 @@ class StreamSanitizer:
                 self._mid_line.append(chunk)
                 return ""
         elif fast == _PLAIN and isinstance(chunk, str) and (size := len(chunk)) <= self._room:
-            if chunk.isalpha():  # letters: no space, nothing `_NOT_PLAIN` holds
+            if _COMPILED:
+                cut = _plain_cut(chunk)
+                if cut >= 0:
+                    return self._plain(chunk, size, cut)
+            elif chunk.isalpha():  # letters: no space, no trigger
                 self._room -= size
                 self._mid_line.append(chunk)
                 self._unsent += chunk
                 return ""
-            if _NOT_PLAIN.isdisjoint(chunk):
+            elif _NOT_PLAIN.isdisjoint(chunk):  # words on one line
                 self._room -= size
                 self._mid_line.append(chunk)
                 words, space, rest = chunk.rpartition(" ")
@@ -162,7 +196,24 @@ class StreamSanitizer:
                     self._most_held = len(word)
                 self._unsent = rest
                 return f"{word}{words} "
+            elif _TRIGGERS.isdisjoint(chunk):  # words across a tab or line end
+                cut = max(chunk.rfind(" "), chunk.rfind("\t"), chunk.rfind("\n")) + 1
+                return self._plain(chunk, size, cut)
         return self._take(chunk)
+
+    def _plain(self, chunk: str, size: int, cut: int) -> str:
+        """`feed` for plain words (`_plain_cut`): send the unsent word and `chunk` up to
+        `cut`; the rest is the word now unsent."""
+        self._room -= size
+        self._mid_line.append(chunk)
+        if cut == 0:
+            self._unsent += chunk
+            return ""
+        word = self._unsent
+        if len(word) > self._most_held:  # noqa: PLR1730
+            self._most_held = len(word)
+        self._unsent = chunk[cut:]
+        return word + chunk[:cut]
 
     def _take(self, chunk: str) -> str:
         """`feed` for any other chunk, and for a stream not open or in shadow mode."""
@@ -228,46 +279,49 @@ class StreamSanitizer:
         # Work per chunk is the chunk's: the text held is never read again until its
         # unit ends. Between two calls here the hold-back only grew (`feed`), so its
         # peak is taken here (and when read).
-        size = len(chunk)
         length = self._length + self._mark - self._room  # `_unit_length()`
         held = len(self._unsent) if self._fast == _PLAIN else length - self._sent
         if held > self._most_held:  # noqa: PLR1730  (max() costs a call, per chunk)
             self._most_held = held
         self._length, self._sent = length, length - held
-        if size <= self._room and "\n" not in chunk:
-            self._room -= size
+        text = chunk
+        if self._mid_line:  # one push for what waited and the chunk
             self._mid_line.append(chunk)
-            units: list[Unit] = []
-        else:
-            text = chunk
-            if self._mid_line:  # one push for what waited and the chunk
-                self._mid_line.append(chunk)
-                text = "".join(self._mid_line)
-                self._mid_line.clear()
-            units = self._segmenter.push(text)
-            self._room = self._segmenter.room
-        self._mark = self._room
+            text = "".join(self._mid_line)
+            self._mid_line.clear()
+        segmenter = self._segmenter
+        units = segmenter.push(text)
+        self._length = segmenter.length
         if units:
-            self._length = self._segmenter.length
             out = self._released(held, units) + self._send_settled_prefix(None)
         else:
-            self._length += size
             out = self._send_settled_prefix(chunk)
         held = self._length - self._sent
         if held > self._most_held:  # noqa: PLR1730
             self._most_held = held
+        # What the next chunks may add unpushed: to a held unit, its current line
+        # (the first character of a line decides a cut); to plain words, the unit.
+        self._room = segmenter.room
         if self._taking:
             if self._held_from is not None:
                 self._fast = _HELD
+            elif _TRIGGERS.isdisjoint(self._unsent):
+                self._fast = _PLAIN
+                self._room = max(0, segmenter.limit - self._length)
             else:
-                self._fast = _PLAIN if _NOT_PLAIN.isdisjoint(self._unsent) else _SLOW
+                self._fast = _SLOW
+        self._mark = self._room
         return out
 
     def _segmented(self) -> Segmenter:
-        """The segmenter, given the chunks that wait for it."""
+        """The segmenter, given the chunks that wait for it: the rest of a line, or
+        plain lines, which complete no unit (no cut falls before the thing a unit
+        holds, and they fit the hold limit)."""
         if self._mid_line:
-            self._segmenter.push("".join(self._mid_line))  # only adds to the line
+            units = self._segmenter.push("".join(self._mid_line))
             self._mid_line.clear()
+            if units:
+                raise SanitizeError("internal: text waiting for the segmenter completed a unit")
         return self._segmenter
 
     def _finish(self) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Protocol, runtime_checkable
 
-from .._version import __version__
+from .._build import __version__
 from ..config import AUDIT_KEY_ENV
 from ..findings import Finding
 from ..observe import METRICS

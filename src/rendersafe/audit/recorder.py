@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from .._version import __version__
+from .._build import __version__
 from ..findings import Finding
 from .record import AuditRecord, Event, Source
 

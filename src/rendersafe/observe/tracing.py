@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._version import __version__
+from .._build import __version__
 
 __all__ = ["SPAN_NAME", "ReplySpan", "reply_span"]
 

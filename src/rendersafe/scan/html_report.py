@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
-from .._version import __version__
+from .._build import __version__
 from .report import ScanReport
 
 __all__ = ["html_report"]

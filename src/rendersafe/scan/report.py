@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._version import __version__
+from .._build import __version__
 from ..audit.summary import TOP, count_rows
 from ..findings import Reason
 from .partition import PartResult

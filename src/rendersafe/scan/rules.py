@@ -9,7 +9,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from .._version import __version__
+from .._build import __version__
 from ..findings import Reason
 
 __all__ = ["HELP_URL", "RULES", "sarif_rule"]

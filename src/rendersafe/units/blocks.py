@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 
 __all__ = ["MAX_RAW_DEPTH", "SPACE", "OpenBlocks"]
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE: Final = re.compile(r" {0,3}(`{3,}|~{3,})")
 # A line that may close a fence: every other line inside one is the fence's text.
-_FENCE_LINE = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_FENCE_LINE: Final = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
 # A blank line as CommonMark reads one: spaces and tabs only (`\xa0` and `\u3000` are
 # text to every renderer, and a cut after such a line would split a paragraph).
-_BLANK_LINE = re.compile(r"^[ \t\r]*$", re.MULTILINE)
-SPACE = " \t\r\n"  # what a blank line may hold
+_BLANK_LINE: Final = re.compile(r"^[ \t\r]*$", re.MULTILINE)
+SPACE: Final = " \t\r\n"  # what a blank line may hold
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
-_OPENING_FENCE = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
+_OPENING_FENCE: Final = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
 # CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
-_HTML_BLOCKS = (
+_HTML_BLOCKS: Final = (
     (
         re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
         re.compile(r"</(?:script|pre|style|textarea)>", re.I),
@@ -33,12 +34,12 @@ _HTML_BLOCKS = (
     (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
     (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
 )
-_BLOCK_STARTS = frozenset("`~<")
+_BLOCK_STARTS: Final = frozenset("`~<")
 # Deeper nesting than this in a context line is not spelled out (bounded work).
-MAX_RAW_DEPTH = 64
-_LINE_TAG = re.compile(r" {0,3}<")
+MAX_RAW_DEPTH: Final = 64
+_LINE_TAG: Final = re.compile(r" {0,3}<")
 # A tag whose attributes have started: its name and the white space or `/` after it.
-_TAG_OPEN = re.compile(r"<[a-zA-Z][\w:-]*[\s/]")
+_TAG_OPEN: Final = re.compile(r"<[a-zA-Z][\w:-]*[\s/]")
 
 
 @dataclass

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from ..engine.triggers import OPENER, URLISH
 from .blocks import SPACE, OpenBlocks
@@ -28,10 +29,10 @@ __all__ = ["Segmenter", "Unit"]
 
 # What ends a run of lines that can neither cut a unit nor open a block: a risky
 # character or word, or a line starting a fence or raw HTML.
-_QUIET_END = re.compile(
+_QUIET_END: Final = re.compile(
     rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
 )
-_NOT_PLAIN = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
+_NOT_PLAIN: Final = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
