@@ -493,6 +493,27 @@ def test_the_compiled_builds_plain_reading_is_the_interpreters(chunk: str) -> No
     assert streaming._plain_cut(chunk) == (-1 if triggered else cut)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=quick_soup, data=st.data())
+def test_asking_between_chunks_changes_nothing(text: str, data: st.DataObject) -> None:
+    """The middleware asks `settles_at_most` and `openers` between chunks; each pushes
+    the lines a plain unit left waiting, which must complete no unit (it raises if
+    one would) and leave the output and findings as a stream nobody asked."""
+    sanitizer = data.draw(st.sampled_from([S, Sanitizer(Policy(max_hold_chars=256))]))
+    stream = sanitizer.stream()
+    outputs = []
+    for chunk in _cuts(text, data):
+        if data.draw(st.booleans()):
+            stream.settles_at_most(len(chunk), chunk.count("\n"))
+        if data.draw(st.booleans()):
+            stream.openers()
+        outputs.append(stream.feed(chunk))
+    outputs.append(stream.close())
+    result = sanitizer.run(text)
+    assert "".join(outputs) == result.text
+    assert stream.findings == result.findings
+
+
 @pytest.mark.skipif(COMPILED, reason="spies on the interpreted modules (.ci/run runs them too)")
 @pytest.mark.parametrize(
     "text",
