@@ -58,7 +58,9 @@ class _FromSource:
         self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
         source = self._paths.get(name)
-        return None if source is None else importlib.util.spec_from_file_location(name, source)
+        if source is None or not source.is_file():
+            return None  # not ours, or shipped without its source: the usual finders
+        return importlib.util.spec_from_file_location(name, source)
 
 
 def _built_from_these_sources() -> bool:
