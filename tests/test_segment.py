@@ -34,6 +34,27 @@ def test_units_do_not_depend_on_chunking(text: str, limit: int, sizes: list[int]
     assert all(len(u.text) <= limit for u in whole if u.forced)
 
 
+# What makes a line blank, or not, to each way the segmenter reads lines (one at a
+# time, or many at once where nothing can happen): they must agree.
+_LINES = ["", " ", "\t", "\r", "\r ", " \r", "\r\t", "\xa0", "\x0c", "a", "word", "[x](u)", "[x",
+          "<a =</script>", "```", "> q", "- i", "<!--", "-->", "www.e.example/x"]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.sampled_from(_LINES), max_size=12).map("\n".join),
+    st.lists(st.integers(1, 6), min_size=1, max_size=6),
+)
+def test_blank_lines_are_read_alike_line_by_line_and_at_once(text: str, sizes: list[int]) -> None:
+    text += "\n"
+    assert _units(text, 8192, sizes) == _units(text, 8192, [len(text)])
+
+
+def test_a_line_of_a_carriage_return_and_spaces_is_blank_both_ways() -> None:
+    text = "<a =</script>\n\r \na\n"  # red team: one unit at once, two line by line
+    assert _units(text, 8192, [1]) == _units(text, 8192, [len(text)])
+
+
 def test_plain_text_is_one_unit() -> None:
     text = "First paragraph.\n\nSecond paragraph.\n\nThird.\n"
     assert _units(text, 8192, [7]) == [Unit(0, text)]

@@ -224,6 +224,8 @@ _QUICK_ATOMS = [
     " \n",
     "\t",
     "\r\n",
+    "\r ",
+    "\r\t",
     "- ",
     "| a |",
     "1. ",
@@ -400,6 +402,16 @@ def test_closed_stream_refuses_more() -> None:
     stream.close()
     with pytest.raises(SanitizeError, match="closed"):
         stream.feed("x")
+
+
+def test_a_line_of_a_carriage_return_and_a_space_is_blank_to_the_stream_too() -> None:
+    # Red team: the segmenter read "\r " as blank line by line, not at once, so a stream
+    # cut a unit there that one-shot did not, and escaped what one-shot kept.
+    text = "<a =</script>\n\r \na\n"
+    for size in (1, 2, 4, 8):
+        stream = S.stream()
+        out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+        assert out + stream.close() == S.run(text).text
 
 
 def test_feed_takes_str() -> None:

@@ -32,7 +32,9 @@ __all__ = ["Segmenter", "Unit"]
 _QUIET_END: Final = re.compile(
     rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
 )
-_NOT_PLAIN: Final = re.compile(r"^(?:[ \t]*\r?$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
+# A line blank as `OpenBlocks` reads one (spaces, tabs and carriage returns: `\r \n` is two
+# line ends around a space to markdown-it), one that may open a block, or one with a tag.
+_NOT_PLAIN: Final = re.compile(r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
