@@ -80,8 +80,31 @@ def _email(rng: random.Random) -> str:
 def _phone(rng: random.Random) -> str:
     area, local, line = _digits(rng, 3), _digits(rng, 3), _digits(rng, 4)
     return rng.choice(
-        [f"+1 ({area}) {local}-{line}", f"{area}-{local}-{line}", f"+44 {area} {local} {line}"]
+        [
+            f"+1 ({area}) {local}-{line}",
+            f"{area}-{local}-{line}",
+            f"+44 {area} {local} {line}",
+            f"+1{area}{local}{line}",  # E.164, written whole
+            f"+44{area}{local}{line}",
+            f"0044 {area} {local} {line}",
+        ]
     )
+
+
+def _national(phone: str) -> str:
+    """A phone's digits without its country code (`+1`, `+44`, `0044`)."""
+    digits = _key_of(phone)
+    return digits[1:] if phone.startswith("+1") else digits[4 if phone[0] == "0" else 2 :]
+
+
+def _named(rng: random.Random) -> str:
+    """A secret named as one, of a shape no key rule would take alone (`Summ3r24`)."""
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 6)))
+    tail = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 4)))
+    value = f"{word}{rng.randint(0, 9)}{tail}{rng.randint(0, 99)}"
+    value = value.capitalize() if rng.random() < 0.5 else value
+    label = rng.choice(["password", "wifi password", "passcode", "secret"])
+    return f"my {label} is {value}"
 
 
 def _card(rng: random.Random) -> str:
@@ -124,11 +147,14 @@ PIECES: dict[str, Callable[[random.Random], str]] = {
     "account": _account,
     "key": _key,
     "prose": _prose,
+    "named": _named,
 }
 
 
 def _key_of(piece: str) -> str:
-    """What must reach the URL: the letters and digits (a phone's country code may go)."""
+    """What must reach the URL: the letters and digits (of a named secret, its value)."""
+    if piece.startswith("my ") and " is " in piece:
+        piece = piece.rpartition(" ")[2]
     return "".join(c for c in piece if c.isalnum())
 
 
@@ -209,7 +235,7 @@ def planted(draw: st.DrawFn) -> tuple[Conversation, str, Taint, random.Random]:
     conversation = Conversation.from_messages(
         messages, canaries=[piece] if kind == "canary" else ()
     )
-    expected = Taint(where, messages[where]["role"], kind)
+    expected = Taint(where, messages[where]["role"], "key" if kind == "named" else kind)
     return conversation, piece, expected, rng
 
 
@@ -232,6 +258,8 @@ def test_a_planted_piece_is_found(
         )
     else:
         text = _key_of(piece) if expected.kind != "email" else piece
+        if expected.kind == "phone" and piece[0] in "+0" and data.draw(st.booleans()):
+            text = _national(piece)  # the country code may go
         part = data.draw(st.sampled_from(["query", "name", "path", "fragment", "userinfo", "host"]))
         if part == "host":
             encoding = data.draw(st.sampled_from(["raw", "lower", *HOST_ENCODINGS]))
@@ -399,7 +427,8 @@ def honest(draw: st.DrawFn) -> tuple[Conversation, list[str], list[str]]:
         f"https://{rng.choice(SEARCH_HOSTS)}/search?q={'+'.join(question.split())}",
         f"https://docs.example.org/{'-'.join(words)}",
     ]
-    return Conversation.from_messages(messages), replies, own
+    # The URL the assistant cited is not copied (the model may have planted it): judged.
+    return Conversation.from_messages(messages), replies, own[:2]
 
 
 @SETTINGS

@@ -237,6 +237,37 @@ def test_sdk_objects() -> None:
     assert carried(conversation, KEY) == (0, "user")
 
 
+def test_langchain_messages_keep_their_text_and_role() -> None:
+    class AIMessage(BaseModel):  # a LangChain message object dumps its role as `type`
+        content: str
+        type: str = "ai"
+
+    conversation = Conversation.from_messages(
+        [
+            {"type": "system", "data": {"content": "Be brief.", "type": "system"}},
+            {"type": "human", "data": {"content": f"my key {KEY}", "type": "human", "id": None}},
+            {
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain", "schema", "messages", "AIMessage"],
+                "kwargs": {"content": "See https://docs.example/a"},
+            },
+            AIMessage(content="From the model."),
+            {"type": "tool", "data": {"content": "done", "tool_call_id": "c1"}},
+        ]
+    )
+    assert texts(conversation) == [
+        (0, "system", "Be brief."),
+        (1, "human", f"my key {KEY}"),
+        (2, "ai", "See https://docs.example/a"),
+        (3, "ai", "From the model."),
+        (4, "tool", "done"),
+    ]
+    assert carried(conversation, KEY) == (1, "human")
+    # The model's own turn proves no URL copied.
+    assert not conversation.has_url("https://docs.example/a")
+
+
 def test_unknown_shapes_give_their_strings() -> None:
     conversation = Conversation.from_messages(
         [{"weird": {"nested": ["a", {"b": "c " + KEY}]}, "id": "skipped"}, ("tuple", "item")]

@@ -380,8 +380,7 @@ class PieceIndex:
             return self._resolved[key]
         hosts: list[str] | None = []
         first: tuple[int, MessagePieces, Hit] | None = None
-        source: tuple[int, MessagePieces, Hit] | None = None
-        canary = False
+        seen: list[tuple[int, MessagePieces, Hit]] = []
         left = _MAX_OCCURRENCES
         for position, pieces in enumerate(self._messages):
             if left <= 0:
@@ -390,20 +389,33 @@ class PieceIndex:
                 continue
             for hit, host in pieces.where(key)[:left]:
                 left -= 1
-                source = source or (position, pieces, hit)
-                canary = canary or hit[1] == "canary"
+                seen.append((position, pieces, hit))
                 if host is None and hosts is not None:
                     hosts, first = None, (position, pieces, hit)  # its source
                 elif host is not None and hosts is not None:
                     hosts.append(host)
-        found = first or source
         entry = None
-        if found is not None:
-            position, pieces, hit = found
-            kind = "canary" if canary else pieces.kind(hit)
+        if seen:
+            position, _, hit = first or seen[0]
+            kind = _kind(first or seen[0], seen)
             entry = None if kind is None else Entry(kind, position, hit[2], hosts)
         self._resolved[key] = entry
         return entry
+
+
+def _kind(
+    source: tuple[int, MessagePieces, Hit], seen: list[tuple[int, MessagePieces, Hit]]
+) -> str | None:
+    """What a key is: a canary wherever one is; else what its source confirms, or
+    failing that another occurrence (a value named as a secret, "password is
+    Summ3r24", is one whatever its shape says where it also stands alone)."""
+    if any(hit[1] == "canary" for _, _, hit in seen):
+        return "canary"
+    for _, pieces, hit in (source, *seen):
+        kind = pieces.kind(hit)
+        if kind is not None:
+            return kind
+    return None
 
 
 def _found_in_parts(entry: Entry) -> bool:

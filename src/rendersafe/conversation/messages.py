@@ -6,6 +6,7 @@
     Ollama             {"role", "content", "images"}; generate's {"prompt", "system"}
     request bodies     {"system" | "instructions", "messages" | "input" | "prompt"}
     SDK objects        model_dump() -> dict, or attributes role / content
+    LangChain          {"type": "ai" | "human" | ..., "data"}, {"type": "constructor", "kwargs"}
 
 Any other shape gives every string in it (depth-bounded); nothing here raises for a shape.
 Binary payloads (base64 images and audio, `data:` URLs, signatures) are skipped: they are
@@ -23,7 +24,12 @@ BARE_ROLE = "text"
 # Roles whose own words are the user's (a bare string is taken as the user's).
 USER_ROLES = frozenset({"user", "human", BARE_ROLE})
 # Roles whose words are the model's (its earlier replies, as the client sends them back).
-MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot"})
+MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot", "ai"})
+# LangChain names a message's role by its type: `messages_to_dict` gives
+# {"type": "ai", "data": {...}}, `dumpd` {"type": "constructor", "id": [..., "AIMessage"],
+# "kwargs": {...}}, a message object's model_dump() {"type": "ai", "content": ...}.
+_LANGCHAIN_ROLES = {"human": "human", "ai": "ai", "system": "system", "tool": "tool"}
+_LANGCHAIN_ROLES |= {"function": "tool"}
 # What is read from one message is kept once per process (a chat sends its history
 # again each turn), for a few thousand messages of at most this many characters: a
 # longer one is read again each time (linear: that costs what it cost before), so the
@@ -197,8 +203,11 @@ def _read(item: object) -> _Read:
 
 
 def _read_fields(fields: Mapping[object, object]) -> _Read:
+    fields = _langchain(fields) or fields
     kind = fields.get("type")
     role = fields.get("role") or fields.get("from") or fields.get("author")
+    if not role and isinstance(kind, str):
+        role = _LANGCHAIN_ROLES.get(kind)
     if kind == "function_call":
         role = role or "assistant"
     elif kind in ("function_call_output", "custom_tool_call_output"):
@@ -212,6 +221,22 @@ def _read_fields(fields: Mapping[object, object]) -> _Read:
         else:
             read.parts.extend(_strings(value, 1))
     return read
+
+
+def _langchain(fields: Mapping[object, object]) -> Mapping[object, object] | None:
+    """A LangChain message serialised as a dict: its fields, with its role."""
+    kind, inner = fields.get("type"), fields.get("kwargs", fields.get("data"))
+    if not isinstance(inner, Mapping) or "content" not in inner:
+        return None
+    path = fields.get("id")
+    if kind == "constructor" and isinstance(path, list) and path:
+        name = str(path[-1]).removesuffix("Chunk").removesuffix("Message").lower()
+    elif isinstance(kind, str) and kind in _LANGCHAIN_ROLES and "data" in fields:
+        name = kind
+    else:
+        return None
+    role = inner.get("role") or _LANGCHAIN_ROLES.get(name) or BARE_ROLE
+    return {**inner, "role": role, "type": "message"}
 
 
 def _content(value: object, read: _Read, *, own: bool, depth: int) -> None:

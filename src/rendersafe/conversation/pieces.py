@@ -113,6 +113,7 @@ _DATE = re.compile(
     rb"(?:1[89]|20)[0-9]{2}[-./ ][01]?[0-9][-./ ][0-3]?[0-9]"
     rb"|[0-3]?[0-9][-./ ][01]?[0-9][-./ ](?:1[89]|20)[0-9]{2}"
 )
+_COMPACT_DATE = re.compile(rb"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
 _IPV4 = re.compile(rb"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
 _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
 _NAMED = re.compile(
@@ -201,10 +202,24 @@ def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
         raw = text[start:end]
         key = alnum_key(raw)
         hits.append((key, "number", start, end))
-        if start and text[start - 1] == ord("+"):
-            country = _SEPARATORS.split(raw, maxsplit=1)[0]
-            if len(country) <= 3 and len(key) - len(country) >= 7:
-                hits.append((key[len(country) :], "national", start, end))
+        _national(text, (start, end), key, hits)
+
+
+def _national(text: bytes, span: tuple[int, int], key: bytes, hits: list[Hit]) -> None:
+    """An international number's national part: after `+` or `00` and a country code."""
+    start, end = span
+    raw = text[start:end]
+    if start and text[start - 1] == ord("+"):
+        prefix = 0
+    elif key.startswith(b"00") and key[2:3] != b"0":
+        prefix = 2
+    else:
+        return
+    country = _SEPARATORS.split(raw, maxsplit=1)[0][prefix:]
+    # Written whole (`+14155550134`), its country code is one to three digits.
+    for code in (len(country),) if len(country) <= 3 else (1, 2, 3):
+        if len(key) - prefix - code >= 7:
+            hits.append((key[prefix + code :], "national", start, end))
 
 
 def _number_start(classes: bytes, start: int) -> int:
@@ -311,8 +326,14 @@ def _formatted_key(token: bytes) -> bool:
     of which is a word (`a1b2-c3d4-e5f6`, not `utf8mb4_unicode_ci`)."""
     if SECRET_PATTERNS.search(token.decode("ascii", "replace")):
         return True
-    words = (part for part in _JOINERS.split(token) if len(part) >= 3 and part.isalpha())
-    return next(words, None) is None and _is_key(token)
+    parts = _JOINERS.split(token)
+    words = (part for part in parts if len(part) >= 3 and part.isalpha())
+    if next(words, None) is not None:
+        return False
+    # Lower case with two parts of letters alone is a name (`utf8mb4_0900_ai_ci`).
+    if token.islower() and sum(1 for part in parts if part.isalpha()) >= 2:
+        return False
+    return _is_key(token)
 
 
 def _random_letters(key: bytes) -> bool:
@@ -330,7 +351,7 @@ def _number(text: bytes, start: int, end: int) -> str | None:
         return None
     if _IBAN_HEAD.search(text, max(0, start - _LABEL_WINDOW * 2), start):
         return "account"
-    if 13 <= len(digits) <= 19 and _luhn(digits):
+    if 13 <= len(digits) <= 19 and digits[0] != 48 and _luhn(digits):  # no card starts with 0
         return "card"
     formatted = digits != raw or (start > 0 and text[start - 1] in b"+(")
     if len(digits) <= 15 and (formatted or len(digits) == 7):
@@ -342,6 +363,8 @@ def _public_number(text: bytes, start: int, raw: bytes) -> bool:
     """A date, an address, a decimal, or a public identifier's number."""
     if _DATE.match(raw) or _IPV4.fullmatch(raw.strip()) or _DECIMAL.fullmatch(raw):
         return True
+    if _COMPACT_DATE.fullmatch(raw) and not (start and text[start - 1] in b"+("):
+        return True  # a model's or a release's date (`claude-3-5-sonnet-20241022`)
     return _ID_LABEL.search(text, max(0, start - _LABEL_WINDOW), start) is not None
 
 

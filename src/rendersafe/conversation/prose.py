@@ -53,7 +53,9 @@ _STEP = SHORT_RUN - _WINDOW + 1
 _WORD = re.compile(r"[^\W_]+")
 _TOKEN = re.compile(r"[^\W_]+|\|")
 _URL = re.compile(r"(?:https?|ftp)://\S+|www\.\S+", re.IGNORECASE)
-_BOUNDARY = re.compile(r"[.!?;:]+(?=\s|$)|\n")
+# Where a sentence ends. Not `:` nor `;`: a title or an error message quoted in a
+# question crosses them (`error: RPC failed; curl 92 ...`, a Stack Overflow slug).
+_BOUNDARY = re.compile(r"[.!?]+(?=\s|$)|\n")
 # Words too common to make a run rare, whatever their length.
 _COMMON_WORDS = """
     about above across action actually after again against almost already always among

@@ -7,7 +7,8 @@ of other scripts show as Latin ones, also read as those) and lower-cased;
 then the letters and digits of each reading are decoded as base64 / base64url at every
 alignment, hex at both, base32 of either case at all eight. Dropping every separator
 joins pieces split across parameters, segments, labels and `-._/+~,`; a second reading
-of the parameter *values* only joins pieces split across `?a=..&b=..`. Characters hidden
+of the parameter *values* only joins pieces split across `?a=..&b=..`. For prose, words
+run together in camelCase are read apart as well. Characters hidden
 as Unicode tags or variation selectors (one byte each) are read back as bytes too.
 
 The URL as written is read too where the browser's serialisation differs from it.
@@ -53,6 +54,8 @@ _BASE32 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz234567", b"0123456789abcde
 _HEX_RUN = re.compile(rb"[0-9a-f]{8,}")  # a PIN's four bytes
 _BASE32_RUN = re.compile(rb"[a-z2-7]{10,}")
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
+_HUMPS = re.compile(r"([a-z])([A-Z])")
+_MIN_HUMPS = 4  # fewer: a name in camelCase, not a run of prose
 _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
 _ESCAPED = re.compile(rb"%[0-9A-Fa-f]{2}")
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
@@ -151,6 +154,9 @@ def readings_of(
     plain: list[bytes] = []
     cased: list[bytes] = []
     texts = [_read_text(source[:MAX_SOURCE], plain, cased)]
+    camel = _camel_words(source[:MAX_SOURCE])
+    if camel:
+        texts.append(camel)
     if joined:
         _read_text(joined[:MAX_SOURCE], plain, cased)
     if smuggled and not smuggled.isascii():
@@ -221,6 +227,14 @@ def _read_letters(text: str, plain: list[bytes], cased: list[bytes], keep: bytes
     else:
         cased.append(b"")
     return lowered
+
+
+def _camel_words(source: str) -> str | None:
+    """Words run together with only their capitals between them
+    (`/OurMergerWithHalvorsenBiotech...`), split, lower case: for prose (None: too few)."""
+    if source.islower() or len(_HUMPS.findall(source)) < _MIN_HUMPS:
+        return None
+    return _HUMPS.sub(r"\1 \2", _decode(source)).lower()
 
 
 def _prose(texts: Sequence[str]) -> tuple[tuple[str, ...], ...]:

@@ -181,7 +181,14 @@ class ReplyJudge:
 
     def _copied(self, url: ParsedUrl) -> bool:
         conversation = self.conversation
-        return conversation is not None and url.href is not None and conversation.has_url(url.href)
+        if conversation is None or url.href is None:
+            return False
+        if conversation.has_url(url.href):
+            return True
+        # python-markdown keeps a destination's `<>` (`[a](<https://...>)`): the URL
+        # inside is what was copied.
+        raw = url.raw.strip()
+        return raw[:1] == "<" and raw[-1:] == ">" and conversation.has_url(raw[1:-1].strip())
 
     def _taint(self, url: ParsedUrl) -> Taint | None:
         """The piece of the conversation `url` carries, if it counts here."""
