@@ -28,8 +28,13 @@ MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot", "ai"})
 # LangChain names a message's role by its type: `messages_to_dict` gives
 # {"type": "ai", "data": {...}}, `dumpd` {"type": "constructor", "id": [..., "AIMessage"],
 # "kwargs": {...}}, a message object's model_dump() {"type": "ai", "content": ...}.
-_LANGCHAIN_ROLES = {"human": "human", "ai": "ai", "system": "system", "tool": "tool"}
-_LANGCHAIN_ROLES |= {"function": "tool"}
+_LANGCHAIN_ROLES = {
+    "human": "human",
+    "ai": "ai",
+    "system": "system",
+    "tool": "tool",
+    "function": "tool",
+}
 # What is read from one message is kept once per process (a chat sends its history
 # again each turn), for a few thousand messages of at most this many characters: a
 # longer one is read again each time (linear: that costs what it cost before), so the

@@ -155,8 +155,6 @@ def readings_of(
     cased: list[bytes] = []
     texts = [_read_text(source[:MAX_SOURCE], plain, cased)]
     camel = _camel_words(source[:MAX_SOURCE])
-    if camel:
-        texts.append(camel)
     if joined:
         _read_text(joined[:MAX_SOURCE], plain, cased)
     if smuggled and not smuggled.isascii():
@@ -169,8 +167,11 @@ def readings_of(
         plain.append(alnum_key(written[:MAX_SOURCE].encode("utf-8", "ignore")))
     if spliced:
         plain.append(alnum_key(spliced[:MAX_SOURCE].encode("utf-8", "ignore")))
-    if site:
+    if site:  # in the readings of the URL's parts as written
         texts[0] = texts[0].replace(site, " ", 1)
+        camel = camel and camel.replace(site, " ", 1)
+    if camel:
+        texts.append(camel)
     blob = b"\0".join(plain)
     return Readings(blob, sample(blob), _prose(texts))
 
