@@ -23,7 +23,7 @@ from urllib.parse import unquote
 
 from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
-from .messages import MODEL_ROLES, USER_ROLES, Message, read_messages
+from .messages import UNPROVEN_ROLES, USER_ROLES, Message, read_messages
 from .parts import covered
 from .prose import ProseIndex
 from .readings import Readings, url_readings
@@ -232,9 +232,10 @@ class Conversation:
     def _text(self) -> Corpus:
         """The messages the model did not write. A URL or host the model's own earlier
         turn holds proves nothing: it may have planted it there (in a code block, never
-        rendered) to have it taken for copied, or its host for seen, the turn after."""
+        rendered) to have it taken for copied, or its host for seen, the turn after.
+        Nor does a message whose author is not said (`UNKNOWN_ROLE`)."""
         if self._corpus is None:
-            given = [m for m in self.messages if m.role.lower() not in MODEL_ROLES]
+            given = [m for m in self.messages if m.role.lower() not in UNPROVEN_ROLES]
             self._corpus = Corpus(given)
         return self._corpus
 

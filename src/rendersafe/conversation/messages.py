@@ -5,6 +5,7 @@
     Anthropic          {"role", "content": str | [text, tool_use, tool_result, image blocks]}
     Ollama             {"role", "content", "images"}; generate's {"prompt", "system"}
     request bodies     {"system" | "instructions", "messages" | "input" | "prompt"}
+    Gemini             {"systemInstruction", "contents": [{"role": "user" | "model", "parts"}]}
     SDK objects        model_dump() -> dict, or attributes role / content
     LangChain          {"type": "ai" | "human" | ..., "data"}, {"type": "constructor", "kwargs"}
 
@@ -21,10 +22,15 @@ from dataclasses import dataclass
 __all__ = ["Message", "read_messages"]
 
 BARE_ROLE = "text"
+# A message whose author is not said: a mapping without a role, strings read out of a
+# body of no known shape. It may be the model's.
+UNKNOWN_ROLE = "unknown"
 # Roles whose own words are the user's (a bare string is taken as the user's).
 USER_ROLES = frozenset({"user", "human", BARE_ROLE})
 # Roles whose words are the model's (its earlier replies, as the client sends them back).
-MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot", "ai"})
+MODEL_ROLES = frozenset({"assistant", "gpt", "model", "bot", "ai", "chatbot"})
+# Messages that prove no URL copied and no host seen: the model may have written them.
+UNPROVEN_ROLES = MODEL_ROLES | {UNKNOWN_ROLE}
 # LangChain names a message's role by its type: `messages_to_dict` gives
 # {"type": "ai", "data": {...}}, `dumpd` {"type": "constructor", "id": [..., "AIMessage"],
 # "kwargs": {...}}, a message object's model_dump() {"type": "ai", "content": ...}.
@@ -66,6 +72,8 @@ _SKIP_KEYS = frozenset(
         "type",
     }
 )
+# Responses items the model makes that are not `..._call`s.
+_MODEL_ITEMS = frozenset({"reasoning", "mcp_list_tools", "mcp_approval_request"})
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text", "summary_text", "reasoning_text"})
 # Parts that point at a file: their URL is kept (a seen URL), their inline bytes are not.
 _FILE_PARTS = frozenset({"image_url", "input_image", "image", "document", "file", "input_file"})
@@ -149,12 +157,12 @@ def _expand(messages: object) -> list[object]:
 
 def _body(body: Mapping[object, object]) -> list[object]:
     """A request body's system prompt and messages, or the mapping as one message."""
-    conversation = body.get("messages", body.get("input"))
+    conversation = body.get("messages", body.get("input", body.get("contents")))
     if conversation is None and "prompt" in body and "role" not in body:
         conversation = [{"role": "user", "content": body["prompt"]}]
     if conversation is None:
         return [body]
-    system = body.get("system", body.get("instructions"))
+    system = body.get("system", body.get("instructions", body.get("systemInstruction")))
     head: list[object] = [{"role": "system", "content": system}] if system else []
     if isinstance(conversation, str):
         return [*head, {"role": "user", "content": conversation}]
@@ -181,7 +189,7 @@ def _mapping(value: object) -> Mapping[object, object] | None:
     if content is None:
         return None
     role = getattr(value, "role", None) or getattr(value, "type", None)
-    return {"role": role if isinstance(role, str) else BARE_ROLE, "content": content}
+    return {"role": role if isinstance(role, str) else UNKNOWN_ROLE, "content": content}
 
 
 # Keys of the plain chat message, read without the general walk: the common case.
@@ -192,7 +200,7 @@ def _read(item: object) -> _Read:
     if type(item) is dict and isinstance(item.get("content"), str) and item.keys() <= _PLAIN_KEYS:
         role = item.get("role")
         return _Read(
-            role if isinstance(role, str) and role else BARE_ROLE,
+            role if isinstance(role, str) and role else UNKNOWN_ROLE,
             [item["content"]],
             [item["content"]],
         )
@@ -203,7 +211,7 @@ def _read(item: object) -> _Read:
         return _Read(BARE_ROLE, [text], [text])
     fields = _mapping(item)
     if fields is None:
-        return _Read(BARE_ROLE, list(_strings(item, 0)), [])
+        return _Read(UNKNOWN_ROLE, list(_strings(item, 0)), [])
     return _read_fields(fields)
 
 
@@ -212,12 +220,8 @@ def _read_fields(fields: Mapping[object, object]) -> _Read:
     kind = fields.get("type")
     role = fields.get("role") or fields.get("from") or fields.get("author")
     if not role and isinstance(kind, str):
-        role = _LANGCHAIN_ROLES.get(kind)
-    if kind == "function_call":
-        role = role or "assistant"
-    elif kind in ("function_call_output", "custom_tool_call_output"):
-        role = role or "tool"
-    read = _Read(role if isinstance(role, str) else BARE_ROLE, [], [])
+        role = _item_role(kind)
+    read = _Read(role if isinstance(role, str) and role else UNKNOWN_ROLE, [], [])
     for key, value in fields.items():
         if key in ("role", "from", "author", "name") or key in _SKIP_KEYS:
             continue
@@ -240,8 +244,19 @@ def _langchain(fields: Mapping[object, object]) -> Mapping[object, object] | Non
         name = kind
     else:
         return None
-    role = inner.get("role") or _LANGCHAIN_ROLES.get(name) or BARE_ROLE
+    role = inner.get("role") or _LANGCHAIN_ROLES.get(name) or UNKNOWN_ROLE
     return {**inner, "role": role, "type": "message"}
+
+
+def _item_role(kind: str) -> str | None:
+    """The role of an item that names none, by its type: a Responses item the model
+    made (`function_call`, `reasoning`, any `..._call`) or a tool's output, or a
+    LangChain message (`ai`, `AIMessageChunk`)."""
+    if kind.endswith("_output"):
+        return "tool"
+    if kind.endswith("_call") or kind in _MODEL_ITEMS:
+        return "assistant"
+    return _LANGCHAIN_ROLES.get(kind.removesuffix("Chunk").removesuffix("Message").lower())
 
 
 def _content(value: object, read: _Read, *, own: bool, depth: int) -> None:
@@ -263,6 +278,7 @@ def _part(part: object, read: _Read, *, own: bool, depth: int) -> None:
         _content(part, read, own=own, depth=depth)
         return
     kind = fields.get("type")
+    kind = kind if isinstance(kind, str) else None  # `{"type": {}}` names no part
     if kind in _TEXT_PARTS and isinstance(fields.get("text"), str):
         _content(fields["text"], read, own=own, depth=depth)
     elif kind == "tool_result":

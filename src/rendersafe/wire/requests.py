@@ -16,7 +16,9 @@ The first shape that matches is read:
 
 The system prompt becomes a `{"role": "system", ...}` message first. Any other JSON body
 gives its string values; a body that is not JSON, its text; a body cut short (over the
-limit, or not read whole by the app), the strings of what was read.
+limit, or not read whole by the app), the strings of what was read. Those are messages
+of no known author (`UNKNOWN_ROLE`): their pieces count, but they prove no URL copied
+(the model's earlier turns may be among them).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from starlette.types import Message
 
+from ..conversation.messages import UNKNOWN_ROLE
 from .messages import safe_name
 
 __all__ = ["RequestConversation", "RequestTee", "conversation_of"]
@@ -128,7 +131,7 @@ def conversation_of(
         return RequestConversation(None, "unread" if raw is None else "empty", notes)
     text = raw.decode("utf-8-sig", errors="replace")
     if not whole or notes:
-        return RequestConversation(_strings_of_text(text), "strings", notes)
+        return RequestConversation(_unattributed(_strings_of_text(text)), "strings", notes)
     return _read(text)
 
 
@@ -167,12 +170,12 @@ def _read(text: str) -> RequestConversation:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return RequestConversation([text], "text")
+        return RequestConversation(_unattributed([text]), "text")
     for shape, read in _SHAPES:
         messages = read(data)
         if messages is not None:
             return RequestConversation(messages, shape, _elsewhere(shape, data))
-    return RequestConversation(list(_strings_of(data)), "strings")
+    return RequestConversation(_unattributed(_strings_of(data)), "strings")
 
 
 def _inflated(body: bytes, coding: str | None, limit: int) -> tuple[bytes | None, tuple[str, ...]]:
@@ -297,6 +300,11 @@ def _as_text(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def _unattributed(strings: Iterable[str]) -> list[Any]:
+    """Strings as messages of no known author."""
+    return [{"role": UNKNOWN_ROLE, "content": text} for text in strings]
 
 
 def _strings_of(data: Any) -> Iterator[str]:
