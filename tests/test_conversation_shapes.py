@@ -243,6 +243,20 @@ class BrokenDump:
         raise RuntimeError("broken")
 
 
+class Exploding:
+    """An object whose every attribute raises: one bad message costs no other."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(name)
+
+
+def test_one_broken_message_costs_no_other() -> None:
+    conversation = Conversation.from_messages(
+        [Exploding(), {"role": "user", "content": [{"type": {}}, f"my key {KEY}"]}]
+    )
+    assert carried(conversation, KEY) == (1, "user")
+
+
 def test_sdk_objects() -> None:
     conversation = Conversation.from_messages(
         [
@@ -320,6 +334,8 @@ def _cyclic() -> list[object]:
         [None, 3, 4.5, True, object(), b"\xff\xfe", {"role": 7, "content": 8}],
         [{"role": "user", "content": {"unexpected": "mapping"}}],
         [{"role": "user", "content": [None, 1, ["nested", ["deeper"]], {"type": "text"}]}],
+        [{"role": "user", "content": [{"type": {}}, {"type": [1]}, {"type": "text", "text": {}}]}],
+        [Exploding(), {"role": "user", "content": "still read"}],
         [_deep(50)],
         [_cyclic()],
         [

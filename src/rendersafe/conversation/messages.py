@@ -114,7 +114,7 @@ def read_messages(
         if budget <= 0:
             truncated = True  # older messages are dropped unread: the work stays bounded
             break
-        read = _read(items[index])
+        read = _read_any(items[index])
         text = _unescaped("\n".join(read.parts))
         if len(text) > budget:
             text, truncated = text[len(text) - budget :], True
@@ -194,6 +194,18 @@ def _mapping(value: object) -> Mapping[object, object] | None:
 
 # Keys of the plain chat message, read without the general walk: the common case.
 _PLAIN_KEYS = frozenset({"role", "content", "name"})
+
+
+def _read_any(item: object) -> _Read:
+    """`_read`, for any item: one that breaks it (an object whose attributes raise) gives
+    its strings, of no known author, rather than costing the whole conversation."""
+    try:
+        return _read(item)
+    except Exception:  # any shape, any failure: the rest is still read
+        try:
+            return _Read(UNKNOWN_ROLE, list(_strings(item, 0)), [])
+        except Exception:
+            return _Read(UNKNOWN_ROLE, [], [])
 
 
 def _read(item: object) -> _Read:
