@@ -21,12 +21,14 @@ What counts, and why:
   Not a word with a number (`sha256`, `python3`, `x86_64`, `md5sum`, `base64url` have
   at most 3 blocks, `utf8mb4` is short): docs links repeat those. A token joined by `-`
   or `_` counts as a whole only when none of its parts is a word.
-- a named secret: the value after "password", "passcode", "PIN", "OTP", "secret",
-  "API key", "access token" or "token" and then "is", `:` or `=` ("my wifi password is
-  orchid7731plum", "PIN: 4821"), from `MIN_NAMED` characters, whatever its shape when
-  it looks like one (a digit, or both cases, and no code: "the token is expired" and
-  `token = os.environ["T"]` name nothing). Shorter than `MIN_KEY`, it is looked for on
-  its own (`PieceIndex`).
+- a named secret: the value after "password", "passcode", "pw", "PIN", "OTP", "secret
+  (key)", "API key", "client secret", "auth token", "access token" or "token" (also as
+  `DB_PASSWORD`, "the password for staging") and then "is", `:` or `=` (its value maybe on
+  the next line), or after "Bearer" ("my wifi password is orchid7731plum", "PIN: 4821"),
+  from `MIN_NAMED` characters, whatever its shape when it looks like one (a digit, or
+  both cases, and no code: "the token is expired" and `token = os.environ["T"]` name
+  nothing, nor does an algorithm's name, "argon2id hashed"); a PIN is a number, a token
+  never only one. Shorter than `MIN_KEY`, it is looked for on its own (`PieceIndex`).
 - canary: a string the caller gave.
 
 Every scan is a literal-led search over the text's character classes (one
@@ -116,16 +118,32 @@ _DATE = re.compile(
 _COMPACT_DATE = re.compile(rb"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
 _IPV4 = re.compile(rb"[0-9]{1,3}(?:\.[0-9]{1,3}){3}")
 _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
+# A name of a secret (`DB_PASSWORD`, `SECRET_KEY`, "the password for staging"), then
+# "is" or `:` / `=` (the value may be on the next line), or `Bearer`; group 2: the value.
 _NAMED = re.compile(
-    rb"(?<![A-Za-z0-9_-])(?:pass(?:word|wd|code|phrase)|pin(?:[ _-]?code)?|otp|secret"
-    rb"|api[ _-]?key|access[ _-]?(?:key|token)|token)s?[\"']?"
-    rb"(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])[ \t]*[\"'`]?([^\s\"'`,;]{4,64})",
+    rb"(?<![A-Za-z0-9])(?:((?:pass(?:word|wd|code|phrase)?|pwd?|pin(?:[ _-]?code)?|otp"
+    rb"|secret(?:[ _-]?key)?|(?:api|client|auth)[ _-]?(?:key|token|secret)"
+    rb"|access[ _-]?(?:key|token)|token)s?)[\"']?"
+    rb"(?:[ \t]+(?:for|to|of|on)(?:[ \t]+[^\s:=]{1,32}){1,3})?"
+    rb"(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])|bearer)"
+    rb"[ \t]*\n?[ \t]*[\"'`]?([^\s\"'`,;]{4,64})",
     re.IGNORECASE,
 )
 _SENTENCE_END = b".,;:!?)]}>*_~"
 # Where a name of a secret may start (the pattern's first words, lower case).
-_LABELS = (b"pass", b"pin", b"otp", b"secret", b"api", b"access", b"token")
-_CODE_BYTES = frozenset(b"()[]{}<>/\\.")
+_LABELS = (
+    b"pass", b"pw", b"pin", b"otp", b"secret", b"api", b"client", b"auth", b"access",
+    b"token", b"bearer",
+)  # fmt: skip
+_CODE_BYTES = frozenset(b"()[]{}<>/\\")
+_ATTRIBUTE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]")  # `os.environ`, a domain
+# Names of algorithms and encodings, which a text says a secret is kept with
+# ("the password is argon2id hashed", "secret=HMAC-SHA256"): no secret.
+_ALGORITHM = re.compile(
+    rb"(?:hmac[-_]?)?(?:sha|aes|rsa|md|argon|bcrypt|scrypt|pbkdf|blake|crc|utf|base|ecdsa"
+    rb"|ed|des|tls|ssl|rc|x)[-_]?[0-9]+[a-z]{0,3}",
+    re.IGNORECASE,
+)
 
 # A candidate piece: (key, kind, start, end) in the text. "email" and "canary" are
 # sure; a "number", "national" (a phone number without its country code), "segment"
@@ -273,20 +291,33 @@ def _named(text: bytes, hits: list[Hit]) -> None:
 def _named_at(text: bytes, at: int, hits: list[Hit]) -> None:
     match = _NAMED.match(text, at)
     if match is not None:
-        value = match.group(1).rstrip(_SENTENCE_END)
+        value = match.group(2).rstrip(_SENTENCE_END)
         key = alnum_key(value)
-        if len(key) >= MIN_NAMED and _secret_like(value):
-            hits.append((key, "named", match.start(1), match.start(1) + len(value)))
+        label = (match.group(1) or b"bearer").lower()
+        if len(key) >= MIN_NAMED and _secret_like(value) and _fits(label, key):
+            hits.append((key, "named", match.start(2), match.start(2) + len(value)))
 
 
 def _secret_like(value: bytes) -> bool:
     """A digit, or both cases not as a word is capitalised; and not code (a call, an
-    index, an attribute: `token = os.environ[...]`) or a path."""
-    if any(byte in _CODE_BYTES for byte in value):
+    index, an attribute: `token = os.environ[...]`), a path, or an algorithm's name."""
+    if any(byte in _CODE_BYTES for byte in value) or _ATTRIBUTE.search(value):
+        return False
+    if _ALGORITHM.fullmatch(value):
         return False
     if any(48 <= byte <= 57 for byte in value):
         return True
     return value != value.lower() and value != value.upper() and not value.istitle()
+
+
+def _fits(label: bytes, key: bytes) -> bool:
+    """Is `key` the kind of value `label` names? A PIN is a number (`GPIO17` is a pin's
+    name); a token or a key is never one alone ("max tokens: 4096")."""
+    if label.startswith(b"pin"):
+        return key.isdigit()
+    if label.startswith((b"pass", b"pw", b"otp", b"secrets")) or label == b"secret":
+        return True
+    return not key.isdigit()
 
 
 def _token(text: bytes, classes: bytes, ends: tuple[int, int, int], hits: list[Hit]) -> None:
