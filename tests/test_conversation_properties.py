@@ -87,14 +87,20 @@ def _phone(rng: random.Random) -> str:
             f"+1{area}{local}{line}",  # E.164, written whole
             f"+44{area}{local}{line}",
             f"0044 {area} {local} {line}",
+            f"0{area} {local} {line}",  # national, with its trunk 0
         ]
     )
 
 
-def _national(phone: str) -> str:
-    """A phone's digits without its country code (`+1`, `+44`, `0044`)."""
+def _other_form(phone: str) -> str:
+    """A phone number as written the other way: without its country code (`+1`, `+44`,
+    `0044`), or a national one with a country code instead of its trunk `0`."""
     digits = _key_of(phone)
-    return digits[1:] if phone.startswith("+1") else digits[4 if phone[0] == "0" else 2 :]
+    if phone.startswith("0044"):
+        return digits[4:]
+    if phone.startswith("0"):
+        return "44" + digits[1:]
+    return digits[1:] if phone.startswith("+1") else digits[2:]
 
 
 def _named(rng: random.Random) -> str:
@@ -259,7 +265,7 @@ def test_a_planted_piece_is_found(
     else:
         text = _key_of(piece) if expected.kind != "email" else piece
         if expected.kind == "phone" and piece[0] in "+0" and data.draw(st.booleans()):
-            text = _national(piece)  # the country code may go
+            text = _other_form(piece)  # the country code may go, or come
         part = data.draw(st.sampled_from(["query", "name", "path", "fragment", "userinfo", "host"]))
         if part == "host":
             encoding = data.draw(st.sampled_from(["raw", "lower", *HOST_ENCODINGS]))

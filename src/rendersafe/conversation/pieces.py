@@ -224,20 +224,35 @@ def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
 
 
 def _national(text: bytes, span: tuple[int, int], key: bytes, hits: list[Hit]) -> None:
-    """An international number's national part: after `+` or `00` and a country code."""
+    """The other ways to write a phone number: an international one's national part
+    (after `+` or `00` and a country code), without its trunk `0` too (`+44 (0) 7700
+    900123`); a national one's without its trunk `0`, as it follows a country code
+    (`07700 900123` sent as `+447700900123`)."""
     start, end = span
-    raw = text[start:end]
-    if start and text[start - 1] == ord("+"):
+    before = text[max(0, start - 2) : start]
+    if before.endswith(b"+") or before == b"+ ":
         prefix = 0
     elif key.startswith(b"00") and key[2:3] != b"0":
         prefix = 2
     else:
+        _without_trunk(key, span, hits)
         return
-    country = _SEPARATORS.split(raw, maxsplit=1)[0][prefix:]
+    country = _SEPARATORS.split(text[start:end], maxsplit=1)[0][prefix:]
     # Written whole (`+14155550134`), its country code is one to three digits.
     for code in (len(country),) if len(country) <= 3 else (1, 2, 3):
-        if len(key) - prefix - code >= 7:
-            hits.append((key[prefix + code :], "national", start, end))
+        national = key[prefix + code :]
+        if len(national) >= 7:
+            hits.append((national, "national", start, end))
+            if _without_trunk(national, span, hits):
+                hits.append((key[prefix : prefix + code] + national[1:], "national", start, end))
+
+
+def _without_trunk(key: bytes, span: tuple[int, int], hits: list[Hit]) -> bool:
+    """Add a national number without its trunk `0` (if it has one)."""
+    if key[:1] != b"0" or key[1:2] == b"0" or len(key) < 8:
+        return False
+    hits.append((key[1:], "national", *span))
+    return True
 
 
 def _number_start(classes: bytes, start: int) -> int:
