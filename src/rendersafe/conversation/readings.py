@@ -54,8 +54,12 @@ _BASE32 = bytes.maketrans(b"abcdefghijklmnopqrstuvwxyz234567", b"0123456789abcde
 _HEX_RUN = re.compile(rb"[0-9a-f]{8,}")  # a PIN's four bytes
 _BASE32_RUN = re.compile(rb"[a-z2-7]{10,}")
 _PRINTABLE = bytes(range(32, 127)) + b"\t\n\r"
-_HUMPS = re.compile(r"([a-z])([A-Z])")
-_MIN_HUMPS = 4  # fewer: a name in camelCase, not a run of prose
+_HUMPS = re.compile(r"[a-z][A-Z]")
+_MIN_HUMPS = 2  # fewer: a name in camelCase, not a run of prose
+# Where camelCase words meet: `aB`, `IExpect` and `APrice` (a one-letter word), `a1`, `1a`.
+_CAMEL = re.compile(
+    r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
+)
 _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
 _ESCAPED = re.compile(rb"%[0-9A-Fa-f]{2}")
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
@@ -117,8 +121,8 @@ def _compute(url: ParsedUrl, skip_path: bool) -> Readings:
     values = _values(parts.query) + _values(parts.fragment)
     joined = "".join(values) if len(values) > 1 else ""
     # The data parts run together without the site and the parameter names between
-    # them (`zq7.evil.example/mk2px9`, `/Zq7/mK2?x=pX9`), read plain only: decoding
-    # them all again would cost every URL what its readings cost.
+    # them (`zq7.evil.example/mk2px9`, `/Zq7/mK2?x=pX9`), read plain and for prose, not
+    # decoded: decoding them all again would cost every URL what its readings cost.
     labels = host.split(".")
     named = len(labels) > 2 and not labels[-1].isdigit()  # not an IPv4 address
     sub = ".".join(labels[1 if labels[0] == "www" else 0 : -2]) if named else ""
@@ -149,7 +153,7 @@ def readings_of(
     """The readings of `source` (a URL's parts as text), of `joined` (its parameter
     values run together), of the bytes hidden as Unicode tags or variation selectors in
     `smuggled`, of the letters and digits of `written` (the URL as written) and of
-    `spliced` (its data parts run together, read plain only). The prose reading leaves
+    `spliced` (its data parts run together, read plain, and for prose). The prose reading leaves
     out `site`: the site's own name is no prose of anyone's."""
     plain: list[bytes] = []
     cased: list[bytes] = []
@@ -167,6 +171,7 @@ def readings_of(
         plain.append(alnum_key(written[:MAX_SOURCE].encode("utf-8", "ignore")))
     if spliced:
         plain.append(alnum_key(spliced[:MAX_SOURCE].encode("utf-8", "ignore")))
+        texts.append(_decode(spliced[:MAX_SOURCE]).lower())  # prose across parameters
     if site:  # in the readings of the URL's parts as written
         texts[0] = texts[0].replace(site, " ", 1)
         camel = camel and camel.replace(site, " ", 1)
@@ -235,7 +240,7 @@ def _camel_words(source: str) -> str | None:
     (`/OurMergerWithHalvorsenBiotech...`), split, lower case: for prose (None: too few)."""
     if source.islower() or len(_HUMPS.findall(source)) < _MIN_HUMPS:
         return None
-    return _HUMPS.sub(r"\1 \2", _decode(source)).lower()
+    return _CAMEL.sub(" ", _decode(source)).lower()
 
 
 def _prose(texts: Sequence[str]) -> tuple[tuple[str, ...], ...]:
