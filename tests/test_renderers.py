@@ -34,8 +34,14 @@ def test_sanitised_output_is_safe_in_every_renderer(case: Case) -> None:
 def test_unsanitised_attacks_do_leak() -> None:
     """The checker is not blind: most raw attack inputs leak in some renderer (the
     healing renderers' attacks leak healed, tests/test_js_renderers.py; idempotence cases
-    are edits a second run must not change, not leaks)."""
-    attacks = [c for c in ATTACKS if c.path.stem not in {"healing_renderers", "idempotence"}]
+    are edits a second run must not change, not leaks; a link that carries a piece of its
+    case's conversation leaks only in the light of that conversation, which the checker
+    does not see)."""
+    attacks = [
+        c
+        for c in ATTACKS
+        if c.path.stem not in {"healing_renderers", "idempotence"} and c.conversation is None
+    ]
     leaking = [c for c in attacks if _check(c, c.input)]
     assert len(leaking) >= 0.8 * len(attacks), [c.id for c in attacks if c not in leaking]
 

@@ -131,10 +131,7 @@ _NAMED = re.compile(
 )
 _SENTENCE_END = b".,;:!?)]}>*_~"
 # Where a name of a secret may start (the pattern's first words, lower case).
-_LABELS = (
-    b"pass", b"pw", b"pin", b"otp", b"secret", b"api", b"client", b"auth", b"access",
-    b"token", b"bearer",
-)  # fmt: skip
+_LABELS = tuple(b"pass pw pin otp secret api client auth access token bearer".split())
 _CODE_BYTES = frozenset(b"()[]{}<>/\\")
 _ATTRIBUTE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]")  # `os.environ`, a domain
 # Names of algorithms and encodings, which a text says a secret is kept with
