@@ -131,7 +131,9 @@ _NAMED = re.compile(
 )
 _SENTENCE_END = b".,;:!?)]}>*_~"
 # Where a name of a secret may start (the pattern's first words, lower case).
-_LABELS = tuple(b"pass pw pin otp secret api client auth access token bearer".split())
+# Not "client" nor "auth": a common word's start, and their names end in one of these
+# ("client_secret", "auth token").
+_LABELS = tuple(b"pass pw pin otp secret api access token bearer".split())
 _CODE_BYTES = frozenset(b"()[]{}<>/\\")
 _ATTRIBUTE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_]")  # `os.environ`, a domain
 # Names of algorithms and encodings, which a text says a secret is kept with
@@ -217,7 +219,8 @@ def _numbers(text: bytes, classes: bytes, hits: list[Hit]) -> None:
         raw = text[start:end]
         key = alnum_key(raw)
         hits.append((key, "number", start, end))
-        _national(text, (start, end), key, hits)
+        if key[0] == 48 or (start and text[start - 1] in b"+ "):  # `0...`, `+...`, `+ ...`
+            _national(text, (start, end), key, hits)
 
 
 def _national(text: bytes, span: tuple[int, int], key: bytes, hits: list[Hit]) -> None:
