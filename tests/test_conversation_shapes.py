@@ -96,6 +96,56 @@ def test_openai_responses_items() -> None:
     assert carried(conversation, KEY) == (3, "tool")
 
 
+TOKEN_URL = "https://files.example.com/dl?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcDEF1"
+
+
+@pytest.mark.parametrize(
+    "conversation",
+    [
+        {
+            "messages": [
+                {"role": "user", "content": "Get me the report"},
+                {
+                    "role": "assistant",
+                    "parts": [
+                        {"type": "text", "text": "Fetching it."},
+                        {
+                            "type": "tool-getFile",
+                            "toolCallId": "c1",
+                            "state": "output-available",
+                            "input": {"name": "report"},
+                            "output": {"url": TOKEN_URL},
+                        },
+                    ],
+                },
+            ]
+        },
+        [
+            {"role": "user", "content": "Find the report"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}},
+                    {
+                        "type": "web_search_tool_result",
+                        "tool_use_id": "s1",
+                        "content": [{"type": "web_search_result", "url": TOKEN_URL}],
+                    },
+                ],
+            },
+        ],
+        {"input": [{"type": "mcp_call", "name": "get", "arguments": "{}", "output": TOKEN_URL}]},
+        {"input": [{"type": "file_search_call", "id": "f", "results": [{"text": TOKEN_URL}]}]},
+        [{"page_content": "Download: " + TOKEN_URL, "metadata": {"source": "kb"}}],
+    ],
+)
+def test_what_a_tool_returned_inside_a_model_item_is_the_tool_s(conversation: Any) -> None:
+    built = Conversation.from_messages(conversation)
+    assert built.has_url(TOKEN_URL)
+    holder = next(m for m in built.messages if TOKEN_URL in m.text)
+    assert holder.role in {"tool", "document"}
+
+
 @pytest.mark.parametrize(
     "item",
     [
@@ -312,7 +362,7 @@ def test_unknown_shapes_give_their_strings() -> None:
     )
     assert conversation.messages[0].text == "a\nc " + KEY
     assert conversation.messages[1].text == "tuple\nitem"
-    assert carried(conversation, KEY) == (0, "unknown")  # no author said
+    assert carried(conversation, KEY) == (0, "document")  # a record, no message
 
 
 def _deep(depth: int) -> object:

@@ -17,7 +17,7 @@ not text the model read, and they would crowd the newest text out of the size bo
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Message", "read_messages"]
 
@@ -72,6 +72,10 @@ _SKIP_KEYS = frozenset(
         "type",
     }
 )
+# The keys of a request body (`_body`).
+_BODY_KEYS = frozenset({"prompt", "messages", "contents"})
+# Where a tool's or a server's answer sits inside a model's item or part.
+_TOOL_OUTPUT_KEYS = frozenset({"output", "outputs", "results", "result", "errorText"})
 # Responses items the model makes that are not `..._call`s.
 _MODEL_ITEMS = frozenset({"reasoning", "mcp_list_tools", "mcp_approval_request"})
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text", "summary_text", "reasoning_text"})
@@ -99,6 +103,14 @@ class _Read:
     role: str
     parts: list[str]
     own: list[str]  # the author's own words (not tool results): whose e-mail addresses
+    # What a tool or a server returned inside a model's item (an AI SDK tool part's
+    # `output`, Anthropic's `web_search_tool_result`, a Responses `mcp_call`'s `output`):
+    # read as a tool message of its own, which the model did not write.
+    tool: list[str] = field(default_factory=list)
+
+    @property
+    def models(self) -> bool:
+        return self.role.lower() in MODEL_ROLES
 
 
 def read_messages(
@@ -115,12 +127,16 @@ def read_messages(
             truncated = True  # older messages are dropped unread: the work stays bounded
             break
         read = _read_any(items[index])
-        text = _unescaped("\n".join(read.parts))
-        if len(text) > budget:
-            text, truncated = text[len(text) - budget :], True
-        budget -= len(text)
-        own = "\n".join(read.own) if read.role.lower() in USER_ROLES else ""
-        kept.append((Message(index, read.role, text), own))
+        # Newest first: a model item's tool output follows what the model wrote in it.
+        for role, parts in (("tool", read.tool), (read.role, read.parts)):
+            if not parts and role == "tool":
+                continue
+            text = _unescaped("\n".join(parts))
+            if len(text) > budget:
+                text, truncated = text[len(text) - budget :], True
+            budget -= len(text)
+            own = "\n".join(read.own) if role.lower() in USER_ROLES else ""
+            kept.append((Message(index, role, text), own))
     kept.reverse()
     return tuple(m for m, _ in kept), tuple(own for _, own in kept), truncated
 
@@ -148,8 +164,8 @@ def _expand(messages: object) -> list[object]:
     items: list[object] = []
     for item in messages:
         fields = item if isinstance(item, Mapping) else None
-        if fields is not None and "role" not in fields and "prompt" in fields:
-            items.extend(_body(fields))  # an Ollama generate request in a list
+        if fields is not None and "role" not in fields and not _BODY_KEYS.isdisjoint(fields):
+            items.extend(_body(fields))  # a request body in a list (Ollama's generate)
         else:
             items.append(item)
     return items
@@ -233,11 +249,17 @@ def _read_fields(fields: Mapping[object, object]) -> _Read:
     role = fields.get("role") or fields.get("from") or fields.get("author")
     if not role and isinstance(kind, str):
         role = _item_role(kind)
-    read = _Read(role if isinstance(role, str) and role else UNKNOWN_ROLE, [], [])
+    if not isinstance(role, str) or not role:
+        # A chat message that does not say whose it is may be the model's; a record
+        # with no message's shape (a retrieved document: `page_content`) is a source.
+        role = UNKNOWN_ROLE if "content" in fields or kind == "message" else "document"
+    read = _Read(role, [], [])
     for key, value in fields.items():
         if key in ("role", "from", "author", "name") or key in _SKIP_KEYS:
             continue
-        if key in ("content", "value", "output", "prompt", "text"):
+        if read.models and key in _TOOL_OUTPUT_KEYS:
+            read.tool.extend(_strings(value, 1))
+        elif key in ("content", "parts", "value", "output", "prompt", "text"):
             _content(value, read, own=True, depth=1)
         else:
             read.parts.extend(_strings(value, 1))
@@ -293,12 +315,33 @@ def _part(part: object, read: _Read, *, own: bool, depth: int) -> None:
     kind = kind if isinstance(kind, str) else None  # `{"type": {}}` names no part
     if kind in _TEXT_PARTS and isinstance(fields.get("text"), str):
         _content(fields["text"], read, own=own, depth=depth)
+    elif read.models and kind is not None and _returned(kind, fields):
+        _tool_part(fields, read, depth)
     elif kind == "tool_result":
         _content(fields.get("content"), read, own=False, depth=depth)
     elif kind in _FILE_PARTS:
         read.parts.extend(url for url in _strings(fields, depth) if not url.startswith("data:"))
     else:
         read.parts.extend(_strings(fields, depth))
+
+
+def _returned(kind: str, fields: Mapping[object, object]) -> bool:
+    """Does a part of a model's message hold what a tool returned? Anthropic's server
+    tools' results (`web_search_tool_result`, ...), an AI SDK tool part with its output."""
+    if kind.endswith("tool_result"):
+        return True
+    tool = kind.startswith("tool-") or kind == "dynamic-tool"
+    return tool and any(key in fields for key in _TOOL_OUTPUT_KEYS)
+
+
+def _tool_part(fields: Mapping[object, object], read: _Read, depth: int) -> None:
+    """A tool's part of a model's message: what it returned goes to the tool's message,
+    what the model gave it (`input`) stays the model's."""
+    for key, value in fields.items():
+        if key in _SKIP_KEYS:
+            continue
+        returned = key in _TOOL_OUTPUT_KEYS or key == "content"
+        (read.tool if returned else read.parts).extend(_strings(value, depth))
 
 
 def _strings(value: object, depth: int) -> Iterator[str]:
