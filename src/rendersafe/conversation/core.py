@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 from urllib.parse import unquote
@@ -144,16 +144,17 @@ class Conversation:
         """The first sensitive piece of the conversation `url` carries, if any."""
         readings = self.readings(url)
         hits = self.pieces_in(readings, url.host)
-        return hits[0][1] if hits else self.prose_in(readings.prose, url.host)
+        return hits[0][1] if hits else self.prose_in(readings, url.host)
 
     def tracker(self) -> ReplyTaint:
         """A fresh per-reply state, for pieces split across the reply's URLs."""
         return ReplyTaint(self)
 
     def has_url(self, href: str) -> bool:
-        """Is `href` verbatim in the conversation (normalised as in `seen`)?"""
+        """Is `href` verbatim in the conversation (normalised as in `seen`), first in a
+        message the model did not write?"""
         if self._urls is None:
-            self._urls = SeenUrls(self._text())
+            self._urls = SeenUrls(self._text(), self._given())
         return href in self._urls
 
     def has_host(self, host: str) -> bool:
@@ -203,19 +204,21 @@ class Conversation:
             mask = masks[key] = covered(key, blob)
         return mask
 
-    def prose_in(self, prose: Sequence[Sequence[str]], host: str) -> Taint | None:
-        """A run of the conversation's prose in a URL's words (`Readings.prose`), to a
-        host it did not see."""
-        message = self._prose_run(prose, host)
+    def prose_in(self, readings: Readings, host: str) -> Taint | None:
+        """A run of the conversation's prose in a URL's words (`Readings.prose`, and
+        `joined_prose` held to the long run), to a host it did not see."""
+        message = self._prose_run(readings, host)
         return None if message is None else self._at(message, "prose")
 
-    def _prose_run(self, candidates: Sequence[Sequence[str]], host: str) -> int | None:
-        if not candidates or self._seen_hosts().covers(host):
+    def _prose_run(self, readings: Readings, host: str) -> int | None:
+        if not (readings.prose or readings.joined_prose) or self._seen_hosts().covers(host):
             return None
         if self._prose is None:
             self._prose = ProseIndex(self.messages)
-        for words in candidates:
-            found = self._prose.find(words)
+        candidates = [(words, False) for words in readings.prose]
+        candidates += [(words, True) for words in readings.joined_prose]
+        for words, long_only in candidates:
+            found = self._prose.find(words, long_only=long_only)
             if found is not None:
                 return found
         return None
@@ -230,14 +233,17 @@ class Conversation:
         return bool(recipients) and all(self.owns_address(r) for r in recipients)
 
     def _text(self) -> Corpus:
-        """The messages the model did not write. A URL or host the model's own earlier
-        turn holds proves nothing: it may have planted it there (in a code block, never
-        rendered) to have it taken for copied, or its host for seen, the turn after.
-        Nor does a message whose author is not said (`UNKNOWN_ROLE`)."""
         if self._corpus is None:
-            given = [m for m in self.messages if m.role.lower() not in UNPROVEN_ROLES]
-            self._corpus = Corpus(given)
+            self._corpus = Corpus(self.messages)
         return self._corpus
+
+    def _given(self) -> list[bool]:
+        """Which messages the model did not write. A URL or host the model's own earlier
+        turn holds proves nothing: it may have planted it there (in a code block, never
+        rendered) to have it taken for copied, or its host for seen, the turn after. Nor
+        does a message whose author is not said (`UNKNOWN_ROLE`), nor a tool's echo of
+        what the model wrote first (`seen`)."""
+        return [m.role.lower() not in UNPROVEN_ROLES for m in self.messages]
 
     def _index(self) -> PieceIndex:
         if self._pieces is None:
@@ -246,7 +252,7 @@ class Conversation:
 
     def _seen_hosts(self) -> SeenHosts:
         if self._hosts is None:
-            self._hosts = SeenHosts(self._text())
+            self._hosts = SeenHosts(self._text(), self._given())
         return self._hosts
 
 

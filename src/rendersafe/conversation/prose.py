@@ -111,8 +111,9 @@ class ProseIndex:
         self._plain = " " + " ".join(plain) + " "
         self._sentences = " " + " | ".join(sentences) + " "
 
-    def find(self, words: Sequence[str]) -> int | None:
-        """The position of the message a qualifying run of `words` came from."""
+    def find(self, words: Sequence[str], *, long_only: bool = False) -> int | None:
+        """The position of the message a qualifying run of `words` came from
+        (`long_only`: only a run of `LONG_RUN` words qualifies)."""
         covered = 0
         for start in range(0, len(words) - _WINDOW + 1, _STEP):
             if start < covered or not self._has(words[start : start + _WINDOW]):
@@ -123,7 +124,7 @@ class ProseIndex:
             while hi < len(words) and self._has(words[lo : hi + 1]):
                 hi += 1
             covered = hi
-            found = self._qualifies(words, lo, hi)
+            found = self._qualifies(words, lo, hi, long_only)
             if found is not None:
                 return found
         return None
@@ -131,14 +132,14 @@ class ProseIndex:
     def _has(self, run: Sequence[str]) -> bool:
         return f" {' '.join(run)} " in self._plain
 
-    def _qualifies(self, words: Sequence[str], lo: int, hi: int) -> int | None:
+    def _qualifies(self, words: Sequence[str], lo: int, hi: int, long_only: bool) -> int | None:
         run = words[lo:hi]
         needle = f" {' '.join(run)} "
         at = self._plain.find(needle)
         length = len(run) + self._glued(words, lo, hi, at, len(needle))
         if length < SHORT_RUN or sum(map(is_rare, run)) < RARE_WORDS:
             return None
-        if length < LONG_RUN and needle in self._sentences:
+        if length < LONG_RUN and (long_only or needle in self._sentences):
             return None  # within one sentence, and short: a title's length
         return bisect.bisect_right(self._starts, at) - 1
 

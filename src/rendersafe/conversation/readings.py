@@ -88,11 +88,14 @@ _LOOK_ALIKE = str.maketrans(
 class Readings(NamedTuple):
     """A URL's readings: `blob` (letters and digits, lower case, NUL-separated) for
     pieces, `grams` (its sample for the index), `prose` (the words of each decoded
-    text that could hold a run of the conversation's prose)."""
+    text that could hold a run of the conversation's prose), `joined_prose` (those of
+    its path and parameter values run together: held to the long run only, since a
+    pre-filled form's two fields, a title and a body, may each end a sentence)."""
 
     blob: bytes
     grams: frozenset[bytes]
     prose: tuple[tuple[str, ...], ...]
+    joined_prose: tuple[tuple[str, ...], ...] = ()
 
 
 _cache: dict[tuple[str, bool], Readings] = {}
@@ -169,16 +172,18 @@ def readings_of(
     _decodings(plain, cased, texts)
     if written:
         plain.append(alnum_key(written[:MAX_SOURCE].encode("utf-8", "ignore")))
+    joined_texts: list[str] = []
     if spliced:
         plain.append(alnum_key(spliced[:MAX_SOURCE].encode("utf-8", "ignore")))
-        texts.append(_decode(spliced[:MAX_SOURCE]).lower())  # prose across parameters
+        joined_texts.append(_decode(spliced[:MAX_SOURCE]).lower())
+        joined_texts.append(_camel_words(spliced[:MAX_SOURCE]) or "")
     if site:  # in the readings of the URL's parts as written
         texts[0] = texts[0].replace(site, " ", 1)
         camel = camel and camel.replace(site, " ", 1)
     if camel:
         texts.append(camel)
     blob = b"\0".join(plain)
-    return Readings(blob, sample(blob), _prose(texts))
+    return Readings(blob, sample(blob), _prose(texts), _prose(joined_texts))
 
 
 def joined_readings(joins: Sequence[str], *, decode: bool = True) -> Readings:

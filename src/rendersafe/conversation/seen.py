@@ -10,6 +10,10 @@ segments). A bare `www.` URL is taken as written with `http://` or `https://`.
 
 A host was seen when it is the host of such a URL, or a bare domain in the text
 (`example.com`, under a known public suffix); `www.` before a host is not a difference.
+
+Only where it was first seen counts: a URL or a host the model wrote first (`given` is
+False for its message) proves nothing, though a tool echoes it back after (a call's
+arguments, then a tool's error message quoting them).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import functools
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..urls.hosts import split_host
 from ..urls.parse import parse_url
@@ -78,13 +82,15 @@ def _whatwg(url: str) -> tuple[str, str] | None:
 
 
 class SeenUrls:
-    """The URLs of a conversation; each host's normalised on first ask, message by
-    message (a message's are normalised once per process)."""
+    """The URLs of a conversation first seen in a message the model did not write
+    (`given`, by message); each host's normalised on first ask, message by message (a
+    message's are normalised once per process)."""
 
-    __slots__ = ("_normal", "_texts")
+    __slots__ = ("_given", "_normal", "_texts")
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, given: Sequence[bool]) -> None:
         self._texts = corpus.texts
+        self._given = given
         self._normal: dict[str, set[str]] = {}
 
     def __contains__(self, href: object) -> bool:
@@ -98,11 +104,13 @@ class SeenUrls:
     def _of(self, host: str) -> set[str]:
         normal = self._normal.get(host)
         if normal is None:
-            normal = self._normal[host] = set()
-            for text in self._texts:
+            first: dict[str, bool] = {}
+            for text, given in zip(self._texts, self._given, strict=True):
                 if text.has_host(host):
                     small = len(text.chunk) <= MEMO_CHARS
-                    normal |= (_normal_urls if small else _read_normal_urls)(text, host)
+                    for url in (_normal_urls if small else _read_normal_urls)(text, host):
+                        first.setdefault(url, given)
+            normal = self._normal[host] = {url for url, given in first.items() if given}
         return normal
 
 
@@ -151,11 +159,12 @@ class SeenHosts:
     """The hosts of a conversation's URLs, then (scanned on first need, each message
     once per process) its bare domains."""
 
-    __slots__ = ("_bare", "_texts", "_urls")
+    __slots__ = ("_bare", "_given", "_texts", "_urls")
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, given: Sequence[bool]) -> None:
         self._texts = corpus.texts
-        self._urls: set[str] = set().union(*(text.hosts() for text in self._texts))
+        self._given = given
+        self._urls = self._first_given(text.hosts() for text in self._texts)
         self._urls.discard("")
         self._bare: set[str] | None = None
 
@@ -166,8 +175,16 @@ class SeenHosts:
         if _among(host, self._urls):
             return True
         if self._bare is None:
-            self._bare = set().union(*map(_bare_of, self._texts))
+            self._bare = self._first_given(map(_bare_of, self._texts))
         return _among(host, self._bare)
+
+    def _first_given(self, by_message: Iterator[Iterable[str]]) -> set[str]:
+        """The names first seen in a given message."""
+        first: dict[str, bool] = {}
+        for names, given in zip(by_message, self._given, strict=True):
+            for name in names:
+                first.setdefault(name, given)
+        return {name for name, given in first.items() if given}
 
     def covers(self, host: str) -> bool:
         """Was `host`, or a domain above it, seen?"""

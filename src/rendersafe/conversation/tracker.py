@@ -76,7 +76,7 @@ class ReplyTaint:
         if hits:
             self._reported.update(key for key, _ in hits)
             return hits[0][1]
-        taint = conversation.prose_in(readings.prose, url.host)
+        taint = conversation.prose_in(readings, url.host)
         if taint is None and joins:
             taint = self._joined(joins, url.host)
         return self._spread(partial) if taint is None else taint
