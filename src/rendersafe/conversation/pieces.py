@@ -121,12 +121,12 @@ _DECIMAL = re.compile(rb"[0-9]+\.[0-9]{5,}|[0-9]{5,}\.[0-9]+")
 # A name of a secret (`DB_PASSWORD`, `SECRET_KEY`, "the password for staging"), then
 # "is" or `:` / `=` (the value may be on the next line), or `Bearer`; group 2: the value.
 _NAMED = re.compile(
-    rb"(?<![A-Za-z0-9])(?:((?:pass(?:word|wd|code|phrase)?|pwd?|pin(?:[ _-]?code)?|otp"
-    rb"|secret(?:[ _-]?key)?|(?:api|client|auth)[ _-]?(?:key|token|secret)"
+    rb"(?<![A-Za-z0-9])(?:((?:pass(?:word|wd|code|phrase)?|pwd?|pin(?:[ _-]?(?:code|number))?"
+    rb"|otp|secret(?:[ _-]?key)?|(?:api|client|auth)[ _-]?(?:key|token|secret)"
     rb"|access[ _-]?(?:key|token)|token)s?)[\"']?"
-    rb"(?:[ \t]+(?:for|to|of|on)(?:[ \t]+[^\s:=]{1,32}){1,3})?"
-    rb"(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*[:=])|bearer)"
-    rb"[ \t]*\n?[ \t]*[\"'`]?([^\s\"'`,;]{4,64})",
+    rb"(?:[ \t]+(?:for|to|of|on)(?:[ \t]+[^\s:=]{1,32}){1,5})?(?:[ \t]*\([^)\n]{1,32}\))?"
+    rb"(?:[ \t]+(?:is|was)[ \t]*:?|[ \t]*(?::|=>?))|bearer)"
+    rb"(?:[ \t]*\n){0,2}[ \t]*[\"'`]?([^\s\"'`,;]{4,64})",
     re.IGNORECASE,
 )
 _SENTENCE_END = b".,;:!?)]}>*_~"
