@@ -337,8 +337,9 @@ def test_strings_read_from_a_body_prove_no_url_copied() -> None:
         }
     ).encode()
     read = conversation_of(body[:-10], whole=False).messages
+    assert read is not None
     conversation = Conversation.from_messages(read)
-    assert any(url in m["content"] for m in read or ())  # read whole, but of no known author
+    assert any(url in m["content"] for m in read)  # read whole, but of no known author
     assert not conversation.has_url(url)
     reply = f"[status]({url})"
     assert sanitize(reply, conversation=conversation) == "status"
