@@ -107,10 +107,10 @@ class _Read:
     # `output`, Anthropic's `web_search_tool_result`, a Responses `mcp_call`'s `output`):
     # read as a tool message of its own, which the model did not write.
     tool: list[str] = field(default_factory=list)
+    models: bool = field(init=False)  # the model's item: asked of each field and part
 
-    @property
-    def models(self) -> bool:
-        return self.role.lower() in MODEL_ROLES
+    def __post_init__(self) -> None:
+        self.models = self.role.lower() in MODEL_ROLES
 
 
 def read_messages(
@@ -273,13 +273,17 @@ def _langchain(fields: Mapping[object, object]) -> Mapping[object, object] | Non
         return None
     path = fields.get("id")
     if kind == "constructor" and isinstance(path, list) and path:
-        name = str(path[-1]).removesuffix("Chunk").removesuffix("Message").lower()
+        role = _langchain_role(str(path[-1]))
     elif isinstance(kind, str) and kind in _LANGCHAIN_ROLES and "data" in fields:
-        name = kind
+        role = _LANGCHAIN_ROLES[kind]
     else:
         return None
-    role = inner.get("role") or _LANGCHAIN_ROLES.get(name) or UNKNOWN_ROLE
-    return {**inner, "role": role, "type": "message"}
+    return {**inner, "role": inner.get("role") or role or UNKNOWN_ROLE, "type": "message"}
+
+
+def _langchain_role(name: str) -> str | None:
+    """The role of a LangChain message type or class (`ai`, `AIMessage`, `AIMessageChunk`)."""
+    return _LANGCHAIN_ROLES.get(name.removesuffix("Chunk").removesuffix("Message").lower())
 
 
 def _item_role(kind: str) -> str | None:
@@ -290,7 +294,7 @@ def _item_role(kind: str) -> str | None:
         return "tool"
     if kind.endswith("_call") or kind in _MODEL_ITEMS:
         return "assistant"
-    return _LANGCHAIN_ROLES.get(kind.removesuffix("Chunk").removesuffix("Message").lower())
+    return _langchain_role(kind)
 
 
 def _content(value: object, read: _Read, *, own: bool, depth: int) -> None:
