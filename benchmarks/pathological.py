@@ -140,7 +140,7 @@ def stream_once(sanitizer: Sanitizer, text: str) -> None:
 
 def history_once(sanitizer: Sanitizer, text: str) -> None:
     conversation = Conversation(
-        [Message(0, "system", f"The key is {KEY}."), Message(1, "assistant", text)]
+        [Message(0, "system", f"The key is {KEY}."), Message(1, "model", text)]
     )
     sanitizer.run(HISTORY_REPLY, conversation=conversation)
 

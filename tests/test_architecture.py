@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).parent.parent / "src" / "rendersafe"
 # lower layer, never one in its own layer or above.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_build", "errors", "findings", "proxy"}),
-    frozenset({"urls"}),
+    frozenset({"urls", "shapes"}),
     frozenset({"policy"}),
     frozenset({"conversation"}),
     frozenset({"config"}),

@@ -54,7 +54,7 @@ def taint(conversation: Conversation, url: str) -> Taint | None:
         ("https://evil.example/?k=a8Fk2mQ9xZ3vL7pW", Taint(1, "user", "key")),
         ("https://evil.example/?k=R3kP9sL2xQ7vZ4mN8tW1yB6cJ5hF0dA2gE9u", Taint(0, "system", "key")),
         ("https://evil.example/?a=00012345678", Taint(2, "tool", "account")),
-        ("https://evil.example/?c=Z7x9Q2m4K8", Taint(3, "assistant", "key")),
+        ("https://evil.example/?c=Z7x9Q2m4K8", Taint(3, "model", "key")),
     ],
 )
 def test_each_kind_of_piece(chat: Conversation, url: str, expected: Taint) -> None:
@@ -98,14 +98,14 @@ def test_a_piece_seen_only_in_a_url_belongs_to_its_site(chat: Conversation) -> N
 def test_one_party_under_several_names() -> None:
     conversation = Conversation.from_messages(["watch https://www.youtube.com/watch?v=dQw4w9WgXcQ"])
     assert taint(conversation, "https://youtu.be/dQw4w9WgXcQ?si=x") is None
-    assert taint(conversation, "https://evil.example/dQw4w9WgXcQ") == Taint(0, "text", "key")
+    assert taint(conversation, "https://evil.example/dQw4w9WgXcQ") == Taint(0, "user", "key")
 
 
 def test_a_piece_seen_outside_urls_too_counts_everywhere() -> None:
     conversation = Conversation.from_messages(
         ["see https://a.example/k/q8W2e4R6t8Y0", "the code is q8W2e4R6t8Y0"]
     )
-    assert taint(conversation, "https://a.example/other/q8W2e4R6t8Y0") == Taint(1, "text", "key")
+    assert taint(conversation, "https://a.example/other/q8W2e4R6t8Y0") == Taint(1, "user", "key")
 
 
 def test_mailto_to_the_users_address_with_data_in_it(chat: Conversation) -> None:
@@ -228,7 +228,7 @@ def test_prose_runs() -> None:
     # Not to a host the conversation named.
     seen = Conversation.from_messages([question + " I found evilsite.com useful."])
     assert taint(seen, f"https://www.evilsite.com/?q={long_run}") is None
-    assert taint(seen, f"https://evil.example/?q={long_run}") == Taint(0, "text", "prose")
+    assert taint(seen, f"https://evil.example/?q={long_run}") == Taint(0, "user", "prose")
 
 
 def test_the_classic_slug_false_positive() -> None:
@@ -313,7 +313,7 @@ class TestTracker:
         return [tracker.check(parse_url(url)) for url in urls]
 
     def test_split_across_two_beacons(self) -> None:
-        found = Taint(0, "text", "key")
+        found = Taint(0, "user", "key")
         assert self.check(
             "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.png"
         ) == [None, found]
@@ -326,7 +326,7 @@ class TestTracker:
         ]
 
     def test_split_across_files_of_different_types(self) -> None:
-        found = Taint(0, "text", "key")
+        found = Taint(0, "user", "key")
         assert self.check(
             "https://evil.example/px/a8Fk2m.png", "https://evil.example/px/Q9xZ3vL7pW.gif"
         ) == [None, found]
@@ -361,7 +361,7 @@ class TestTracker:
         results = self.check(
             "https://evil.example/?d=a8Fk2mQ9xZ3vL7pW", "https://evil.example/?d=x"
         )
-        assert results == [Taint(0, "text", "key"), None]
+        assert results == [Taint(0, "user", "key"), None]
 
     @pytest.mark.parametrize(
         "urls",
@@ -372,14 +372,14 @@ class TestTracker:
         ],
     )
     def test_parts_spread_over_urls_of_any_template(self, urls: tuple[str, str]) -> None:
-        assert self.check(*urls) == [None, Taint(0, "text", "key")]
+        assert self.check(*urls) == [None, Taint(0, "user", "key")]
 
     def test_a_url_taken_out_sends_no_parts(self) -> None:
         # The first URL is taken out (the key whole): the second's half does not complete
         # with it, the third's does with the second's.
         whole = "https://x.example/?k=a8Fk2mQ9xZ3vL7pW"
         halves = ("https://x.example/a/a8Fk2mQ9", "https://y.example/b/?v=xZ3vL7pW")
-        found = Taint(0, "text", "key")
+        found = Taint(0, "user", "key")
         assert self.check(whole, *halves) == [found, None, found]
 
     def test_honest_links_in_a_row(self) -> None:

@@ -24,6 +24,7 @@ from rendersafe.conversation import Conversation, Taint, mint_canary
 from rendersafe.conversation.index import MessageText
 from rendersafe.conversation.parts import MIN_PART, PARTS_FROM, PARTS_KINDS
 from rendersafe.conversation.readings import _LOOK_ALIKE
+from rendersafe.shapes import role_of
 from rendersafe.urls.parse import parse_url
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -241,7 +242,7 @@ def planted(draw: st.DrawFn) -> tuple[Conversation, str, Taint, random.Random]:
     conversation = Conversation.from_messages(
         messages, canaries=[piece] if kind == "canary" else ()
     )
-    expected = Taint(where, messages[where]["role"], "key" if kind == "named" else kind)
+    expected = Taint(where, role_of(messages[where]["role"]), "key" if kind == "named" else kind)
     return conversation, piece, expected, rng
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from rendersafe.conversation import Conversation, Message
+from rendersafe.conversation import Conversation
+from rendersafe.shapes import Kind
 from rendersafe.urls.parse import parse_url
 
 KEY = "sk-a8Fk2mQ9xZ3vL7pW4rT6"
@@ -18,7 +19,8 @@ EVIL = "https://evil.example/c?d="
 
 
 def texts(conversation: Conversation) -> list[tuple[int, str, str]]:
-    return [(m.index, m.role, m.text) for m in conversation.messages]
+    """(turn, author, text) of each message of someone's words (ids and names aside)."""
+    return [(m.index, m.role, m.text) for m in conversation.messages if m.kind != Kind.OTHER]
 
 
 def carried(conversation: Conversation, data: str) -> tuple[int, str] | None:
@@ -28,8 +30,8 @@ def carried(conversation: Conversation, data: str) -> tuple[int, str] | None:
 
 def test_strings_are_bare_messages() -> None:
     conversation = Conversation.from_messages(["hello", f"my key {KEY}"])
-    assert texts(conversation) == [(0, "text", "hello"), (1, "text", f"my key {KEY}")]
-    assert Conversation.from_messages("one string").messages == (Message(0, "text", "one string"),)
+    assert texts(conversation) == [(0, "user", "hello"), (1, "user", f"my key {KEY}")]
+    assert texts(Conversation.from_messages("one string")) == [(0, "user", "one string")]
     assert Conversation.from_messages(b"bytes \xc3\xa9").messages[0].text == "bytes é"
 
 
@@ -59,15 +61,16 @@ def test_openai_chat() -> None:
             {"role": "tool", "tool_call_id": "call_9f8e7d6c5b", "content": "found it"},
         ]
     )
-    (system, user, assistant, tool) = conversation.messages
-    assert (system.role, system.text) == ("system", "Be brief.")
-    assert user.text == "What is in this picture?\nhttps://img.example/p.png"
-    assert "data:" not in user.text
-    assert KEY in assistant.text
-    assert "call_9f8e7d6c5b" not in assistant.text
-    assert (tool.index, tool.role, tool.text) == (3, "tool", "found it")
+    assert texts(conversation) == [
+        (0, "system", "Be brief."),
+        (1, "user", "What is in this picture?"),
+        (1, "user", "https://img.example/p.png"),
+        (2, "model", "call_9f8e7d6c5b\nfunction\nlookup\n" + json.dumps({"key": KEY})),
+        (3, "tool", "found it"),
+    ]
+    assert "data:" not in "".join(m.text for m in conversation.messages)
     assert conversation.has_url("https://img.example/p.png")
-    assert carried(conversation, KEY) == (2, "assistant")
+    assert carried(conversation, KEY) == (2, "model")
 
 
 def test_openai_responses_items() -> None:
@@ -86,12 +89,12 @@ def test_openai_responses_items() -> None:
         ]
     )
     assert texts(conversation) == [
-        (0, "text", "a plain string"),
+        (0, "user", "a plain string"),
         (1, "user", "hi"),
-        (2, "assistant", '{"q": "x"}'),
+        (2, "model", 'c1\nf\n{"q": "x"}'),
         (3, "tool", f"secret {KEY}"),
-        (4, "assistant", "thinking"),
-        (5, "assistant", "ok"),
+        (4, "model", "thinking"),
+        (5, "model", "ok"),
     ]
     assert carried(conversation, KEY) == (3, "tool")
 
@@ -143,7 +146,7 @@ def test_what_a_tool_returned_inside_a_model_item_is_the_tool_s(conversation: An
     built = Conversation.from_messages(conversation)
     assert built.has_url(TOKEN_URL)
     holder = next(m for m in built.messages if TOKEN_URL in m.text)
-    assert holder.role in {"tool", "document"}
+    assert holder.role == "tool"
 
 
 @pytest.mark.parametrize(
@@ -219,13 +222,17 @@ def test_anthropic_messages() -> None:
             },
         ]
     )
-    system, user, assistant, results = conversation.messages
-    assert system.role == "system"
-    assert KEY in system.text
-    assert user.text == "Look this up.\nhttps://img.example/a.jpg"
-    assert "QUJD" not in user.text
-    assert assistant.text.split("\n") == ["hmm", "search", "nested", "value"]
-    assert results.text == "result text\nplain result"
+    said = texts(conversation)
+    assert said[0] == (0, "system", f"Internal key {KEY}")
+    assert (1, "user", "Look this up.") in said
+    assert (1, "user", "https://img.example/a.jpg") in said
+    assert "QUJD" not in "".join(m.text for m in conversation.messages)
+    assert (2, "model", "hmm") in said
+    assert (2, "model", "toolu_01\nsearch\nnested\nvalue") in said
+    assert (3, "tool", "result text") in said
+    assert (3, "tool", "plain result") in [
+        (m.index, m.role, m.text.split("\n")[-1]) for m in conversation.messages
+    ]
     assert carried(conversation, KEY) == (0, "system")
 
 
@@ -252,8 +259,8 @@ def test_ollama_chat_and_generate() -> None:
             },
         ]
     )
-    assert chat.messages[0].text == "describe"
-    assert carried(chat, KEY) == (1, "assistant")
+    assert texts(chat)[0] == (0, "user", "describe")
+    assert carried(chat, KEY) == (1, "model")
     generate = Conversation.from_messages(
         {"model": "llama3", "prompt": "why?", "system": "sys " + KEY}
     )
@@ -318,8 +325,8 @@ def test_sdk_objects() -> None:
     )
     assert texts(conversation) == [
         (0, "user", "from pydantic " + KEY),
-        (1, "assistant", "from attributes"),
-        (2, "human", "from a type attribute"),
+        (1, "model", "from attributes"),
+        (2, "user", "from a type attribute"),
         (3, "user", "still read"),
     ]
     assert carried(conversation, KEY) == (0, "user")
@@ -346,12 +353,12 @@ def test_langchain_messages_keep_their_text_and_role() -> None:
     )
     assert texts(conversation) == [
         (0, "system", "Be brief."),
-        (1, "human", f"my key {KEY}"),
-        (2, "ai", "See https://docs.example/a"),
-        (3, "ai", "From the model."),
+        (1, "user", f"my key {KEY}"),
+        (2, "model", "See https://docs.example/a"),
+        (3, "model", "From the model."),
         (4, "tool", "done"),
     ]
-    assert carried(conversation, KEY) == (1, "human")
+    assert carried(conversation, KEY) == (1, "user")
     # The model's own turn proves no URL copied.
     assert not conversation.has_url("https://docs.example/a")
 
@@ -360,9 +367,9 @@ def test_unknown_shapes_give_their_strings() -> None:
     conversation = Conversation.from_messages(
         [{"weird": {"nested": ["a", {"b": "c " + KEY}]}, "id": "skipped"}, ("tuple", "item")]
     )
-    assert conversation.messages[0].text == "a\nc " + KEY
+    assert conversation.messages[0].text == "a\nc " + KEY + "\nskipped"  # no key is skipped
     assert conversation.messages[1].text == "tuple\nitem"
-    assert carried(conversation, KEY) == (0, "document")  # a record, no message
+    assert carried(conversation, KEY) == (0, "tool")  # a record, no message: a retrieved one
 
 
 def _deep(depth: int) -> object:
@@ -416,10 +423,10 @@ def test_bad_shapes_never_raise(messages: Any) -> None:
     conversation.owns_address("a@b.example")
 
 
-@pytest.mark.parametrize("value", [42, 4.2, object(), None])
+@pytest.mark.parametrize("value", [42, 4.2, None])
 def test_only_non_iterables_raise(value: object) -> None:
     with pytest.raises(TypeError, match="iterable of messages"):
-        Conversation.from_messages(value)  # type: ignore[arg-type]
+        Conversation.from_messages(value)
 
 
 def test_coerce() -> None:
@@ -436,26 +443,32 @@ def _numbered(count: int, size: int) -> Iterator[str]:
         yield f"{index:04d}" + "x" * (size - 4)
 
 
-def test_truncation_keeps_the_newest_text() -> None:
-    messages = list(_numbered(10, 100))  # 1,000 characters
+def test_truncation_keeps_the_newest_text_of_a_kind() -> None:
+    messages = list(_numbered(10, 100))  # 1,000 characters, all the user's
     whole = Conversation.from_messages(messages, max_chars=1_000)
     assert not whole.truncated
     assert len(whole.messages) == 10
     cut = Conversation.from_messages(messages, max_chars=250)
     assert cut.truncated
     assert [m.index for m in cut.messages] == [7, 8, 9]
-    assert cut.messages[0].text == messages[7][-50:]  # the start of the oldest kept one dropped
-    assert cut.messages[1:] == (Message(8, "text", messages[8]), Message(9, "text", messages[9]))
+    assert cut.messages[0].text.startswith(messages[7][:10])  # cut to fit: its start and end
+    assert [m.text for m in cut.messages[1:]] == [messages[8], messages[9]]
     assert sum(len(m.text) for m in cut.messages) == 250
 
 
-def test_truncation_drops_old_pieces_and_keeps_new_ones() -> None:
+def test_truncation_keeps_the_user_s_words_over_tools_and_the_model_s() -> None:
     old_key, new_key = "a1b2c3d4e5f6", "z9y8x7w6v5u4"
-    messages = [f"old {old_key}", "filler " * 100, f"new {new_key}"]
+    messages = [
+        {"role": "system", "content": f"old {old_key}"},
+        {"role": "assistant", "content": "filler " * 100},
+        {"role": "tool", "content": "document " * 10_000},
+        {"role": "user", "content": f"new {new_key}"},
+    ]
     conversation = Conversation.from_messages(messages, max_chars=200)
     assert conversation.truncated
-    assert carried(conversation, new_key) == (2, "text")
-    assert carried(conversation, old_key) is None
+    assert any(note.startswith("cut: ") for note in conversation.notes)
+    assert carried(conversation, new_key) == (3, "user")
+    assert carried(conversation, old_key) == (0, "system")
 
 
 def test_default_bound() -> None:

@@ -26,6 +26,7 @@ from rendersafe import Conversation, Policy, sanitize
 from rendersafe.audit import AuditLog, AuditRecord
 from rendersafe.errors import PolicyError
 from rendersafe.middleware import RenderSafeMiddleware
+from rendersafe.shapes import Kind
 from rendersafe.wire.requests import RequestConversation, RequestTee, conversation_of
 from servers import Server
 from wire_clients import read
@@ -224,30 +225,42 @@ def reply_text(path: str, response: httpx.Response) -> str:
 # --- reading request bodies ---------------------------------------------------------
 
 
-def test_messages_are_passed_as_they_are() -> None:
+def said(found: RequestConversation) -> list[tuple[str, str]]:
+    """(role, text) of each text read that is someone's words or a tool's result."""
+    assert found.chat is not None
+    kinds = {Kind.TEXT, Kind.RESULT, Kind.REASONING, Kind.ATTACHMENT, Kind.FILE}
+    return [(t.role, t.text) for t in found.chat.texts if t.kind in kinds]
+
+
+def test_chat_bodies_are_read_with_their_roles() -> None:
     body = REQUESTS["openai-chat tool"][1]
     found = conversation_of(json.dumps(body).encode(), content_type="application/json")
-    assert (found.shape, found.messages, found.notes) == ("messages", body["messages"], ())
+    assert (found.shape, found.notes) == ("chat", ())
+    assert said(found) == [
+        ("user", "Look up the vault entry."),
+        ("tool", f'{{"password": "{SECRET}"}}'),
+    ]
+    assert found.chat is not None
+    calls = [t for t in found.chat.texts if t.kind == Kind.CALL]
+    assert {t.role for t in calls} == {"model"}
+    assert "vault" in {t.text for t in calls}
 
 
-@pytest.mark.parametrize(
-    ("system", "expected"),
-    [("Be brief.", "Be brief."), ([{"type": "text", "text": "Be brief."}], None)],
-)
-def test_anthropic_system_prompt_comes_first(system: Any, expected: Any) -> None:
+@pytest.mark.parametrize("system", ["Be brief.", [{"type": "text", "text": "Be brief."}]])
+def test_anthropic_system_prompt_comes_first(system: Any) -> None:
     body = {"system": system, "messages": [user("Hi")]}
     found = conversation_of(json.dumps(body).encode())
-    assert found.messages == [{"role": "system", "content": expected or system}, user("Hi")]
+    assert said(found) == [("system", "Be brief."), ("user", "Hi")]
 
 
 def test_responses_input_and_instructions() -> None:
     body = {"instructions": "Be brief.", "input": "Hi", "previous_response_id": "resp_1"}
     found = conversation_of(json.dumps(body).encode())
     assert found.shape == "responses"
-    assert found.messages == [{"role": "system", "content": "Be brief."}, user("Hi")]
+    assert said(found) == [("system", "Be brief."), ("user", "Hi")]
     assert found.notes == ("partial: previous_response_id (earlier turns are not in the request)",)
-    items = REQUESTS["openai-responses items"][1]
-    assert conversation_of(json.dumps(items).encode()).messages == items["input"]
+    items = conversation_of(json.dumps(REQUESTS["openai-responses items"][1]).encode())
+    assert said(items) == [("user", "Check the vault"), ("tool", f"key={SECRET}")]
     stored = conversation_of(json.dumps({"input": [], "conversation": "conv_1"}).encode())
     assert stored.notes == ("partial: conversation (earlier turns are not in the request)",)
 
@@ -255,25 +268,19 @@ def test_responses_input_and_instructions() -> None:
 def test_ollama_generate() -> None:
     body = {"model": "m", "system": "Be brief.", "prompt": "Hi", "context": [1, 2, 3]}
     found = conversation_of(json.dumps(body).encode())
-    assert found.messages == [{"role": "system", "content": "Be brief."}, user("Hi")]
+    assert said(found) == [("system", "Be brief."), ("user", "Hi")]
     assert found.notes == ("partial: context (earlier turns are not in the request)",)
     legacy = conversation_of(json.dumps({"prompt": ["a", "b"]}).encode())
-    assert legacy.messages == [user("a"), user("b")]
+    assert said(legacy) == [("user", "a"), ("user", "b")]
 
 
-def test_ai_sdk_parts_become_messages() -> None:
+def test_ai_sdk_parts_are_read_by_whose_they_are() -> None:
     found = conversation_of(json.dumps(REQUESTS["ai-sdk tool output"][1]).encode())
-    assert found.messages == [
-        {"role": "user", "content": [{"type": "text", "text": "Vault?"}]},
-        {"role": "assistant", "content": []},
-        {"role": "tool", "content": json.dumps({"password": SECRET})},
-        {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
-    ]
+    assert said(found) == [("user", "Vault?"), ("tool", SECRET), ("user", "Thanks")]
     v4 = {
         "messages": [
             {
                 "role": "assistant",
-                "content": "x",
                 "parts": [
                     {"type": "reasoning", "reasoning": "think"},
                     {"type": "tool-invocation", "toolInvocation": {"result": "found it"}},
@@ -283,23 +290,18 @@ def test_ai_sdk_parts_become_messages() -> None:
             }
         ]
     }
-    assert conversation_of(json.dumps(v4).encode()).messages == [
-        {
-            "role": "assistant",
-            "content": [
-                {"type": "text", "text": "think"},
-                {"type": "text", "text": "https://docs.example/a"},
-            ],
-        },
-        {"role": "tool", "content": "found it"},
+    assert said(conversation_of(json.dumps(v4).encode())) == [
+        ("model", "think"),
+        ("tool", "found it"),
+        ("tool", "https://docs.example/a"),  # a search provider's source: not the model's
     ]
 
 
 def unattributed(found: RequestConversation) -> list[str]:
-    """The strings read, each a message of no known author (it may be the model's)."""
-    assert found.messages is not None
-    assert all(m["role"] == "unknown" for m in found.messages)
-    return [m["content"] for m in found.messages]
+    """The strings read, each of no known author (it may be the model's)."""
+    assert found.chat is not None
+    assert all(t.role == "unknown" for t in found.chat.texts)
+    return [t.text for t in found.chat.texts]
 
 
 def test_other_bodies_give_their_strings_or_text() -> None:
@@ -307,9 +309,9 @@ def test_other_bodies_give_their_strings_or_text() -> None:
     assert unattributed(conversation_of(json.dumps(custom).encode())) == ["me", SECRET]
     plain = conversation_of(b"plain words", content_type="text/plain")
     assert unattributed(plain) == ["plain words"]
-    assert conversation_of(b"").messages is None
+    assert conversation_of(b"").chat is None
     upload = conversation_of(b"\x89PNG", content_type="multipart/form-data; boundary=x")
-    assert (upload.messages, upload.shape) == (None, "unread")
+    assert (upload.chat, upload.shape) == (None, "unread")
 
 
 def test_a_body_cut_short_gives_the_strings_read() -> None:
@@ -336,10 +338,11 @@ def test_strings_read_from_a_body_prove_no_url_copied() -> None:
             ]
         }
     ).encode()
-    read = conversation_of(body[:-10], whole=False).messages
-    assert read is not None
-    conversation = Conversation.from_messages(read)
-    assert any(url in m["content"] for m in read)  # read whole, but of no known author
+    found = conversation_of(body[:-10], whole=False)
+    assert found.chat is not None
+    conversation = Conversation.coerce(found.chat)
+    assert conversation is not None
+    assert any(url in t.text for t in found.chat.texts)  # read whole, but of no known author
     assert not conversation.has_url(url)
     reply = f"[status]({url})"
     assert sanitize(reply, conversation=conversation) == "status"
@@ -355,22 +358,22 @@ def test_strings_read_from_a_body_prove_no_url_copied() -> None:
 )
 def test_compressed_bodies_are_inflated(coding: str, pack: Any) -> None:
     body = json.dumps({"messages": [user(SECRET)]}).encode()
-    assert conversation_of(pack(body), coding=coding).messages == [user(SECRET)]
+    assert said(conversation_of(pack(body), coding=coding)) == [("user", SECRET)]
 
 
 def test_inflating_is_bounded_and_other_codings_unread() -> None:
     bomb = gzip.compress(json.dumps({"messages": [user("a" * 100_000)]}).encode())
     found = conversation_of(bomb, coding="gzip", limit=1000)
     assert found.notes == ("cut: the inflated request body is over 1000 bytes",)
-    assert found.messages is not None
-    assert sum(len(piece) for piece in found.messages) < 1000
+    assert found.chat is not None
+    assert sum(len(t.text) for t in found.chat.texts) < 1000
     brotli = conversation_of(b"\x1b\x03", coding="br")
-    assert (brotli.messages, brotli.notes) == (
+    assert (brotli.chat, brotli.notes) == (
         None,
         ("unread: content-encoding 'br' (gzip and deflate are read)",),
     )
     broken = conversation_of(b"not gzip", coding="gzip")
-    assert broken.messages is None
+    assert broken.chat is None
 
 
 def test_tee_keeps_up_to_the_limit_and_returns_each_message_as_it_came() -> None:

@@ -17,7 +17,7 @@ from rendersafe import sanitize
 from rendersafe.cli import run
 from rendersafe.scan import ScanOptions, ScanReport, scan, tasks_for
 from rendersafe.scan import inputs as scan_inputs
-from rendersafe.scan.records import conversations, messages_of
+from rendersafe.scan.records import conversation_before, texts_of
 
 ROOT = Path(__file__).parent.parent
 TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
@@ -54,7 +54,7 @@ def test_every_attack_flagged_and_no_honest_one() -> None:
     attacks = {n for n, kind in label.items() if kind != "honest"}
     openai = {r.split("-")[1] for p, r in flagged if p.endswith("openai-chat.jsonl")}
     assert openai == attacks
-    assert {row.role for row in report.findings} == {"assistant"}
+    assert {row.role for row in report.findings} == {"model"}
 
 
 def test_main_job_command() -> None:
@@ -75,7 +75,7 @@ def test_replies_judged_with_the_messages_before_them() -> None:
     # words of the question, a token that only later appears in the conversation: none
     assert {row.reasons for row in report.findings} == {("conversation_data",)}
     assert report.summary.by_reason == {"conversation_data": len(report.findings)}
-    assert {row.role for row in report.findings} == {"assistant"}
+    assert {row.role for row in report.findings} == {"model"}
 
 
 def test_the_messages_before_each_one() -> None:
@@ -92,23 +92,26 @@ def test_the_messages_before_each_one() -> None:
         ],
         "completion": "C",
     }
-    messages = messages_of(record)
-    assert [(m.role, m.text) for m in messages] == [
-        ("system", "S"), ("user", "U1"), ("user", "U2"), ("assistant", "A1"),
-        ("assistant", "A2"), ("tool", "T"), ("assistant", "C"),
+    texts = [t for t in texts_of(record) if t.judged(None)]
+    assert [(t.role, t.text) for t in texts] == [
+        ("system", "S"), ("user", "U1"), ("user", "U2"), ("model", "A1"),
+        ("model", "A2"), ("tool", "T"), ("model", "C"),
     ]  # fmt: skip
+    every = texts_of(record)
 
-    def texts(before: list[dict[str, Any]] | None) -> list[tuple[str, list[str]]]:
-        return [(m["role"], [p["text"] for p in m["content"]]) for m in before or []]
+    def seen(text: str) -> list[tuple[str, str]]:
+        index = next(i for i, t in enumerate(every) if t.text == text)
+        before = conversation_before(every, index)
+        return [(m.role, m.text) for m in before.messages] if before else []
 
-    seen = [texts(before) for before in conversations(messages)]
-    assert seen[0] == []
-    assert seen[3] == seen[4] == [("system", ["S"]), ("user", ["U1", "U2"])]  # not A1 for A2
-    assert seen[6] == [*seen[4], ("assistant", ["A1", "A2"]), ("tool", ["T"])]
+    assert seen("S") == []
+    assert seen("A1") == seen("A2") == [("system", "S"), ("user", "U1\nU2")]  # not A1 for A2
+    assert seen("C") == [*seen("A2"), ("model", "A1\nA2"), ("tool", "T"), ("tool", "t")]
     sharegpt = {"system": "S", "conversations": [{"from": "human", "value": "H"}]}
-    assert [(m.role, m.turn) for m in messages_of(sharegpt)] == [("system", 0), ("user", 1)]
+    assert [(t.role, t.source.turn) for t in texts_of(sharegpt)] == [("system", 0), ("user", 1)]
     pair = {"prompt": "P", "completion": "C"}
-    assert texts(list(conversations(messages_of(pair)))[1]) == [("user", ["P"])]
+    both = texts_of(pair)
+    assert [(m.role, m.text) for m in conversation_before(both, 1).messages] == [("user", "P")]  # type: ignore[union-attr]
 
 
 def test_the_fixed_leaks_are_clean_and_every_message_else_kept(tmp_path: Path) -> None:

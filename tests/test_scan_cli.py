@@ -215,7 +215,7 @@ def test_json_path_wildcards_and_roles(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert done.returncode == 1
     assert report["errors"] == []
-    assert {row["role"] for row in report["findings"]} == {"assistant"}
+    assert {row["role"] for row in report["findings"]} == {"model"}
     assert report["summary"]["findings"] == 2  # the user's tracker image is not judged
     every = rendersafe("scan", str(CHATGPT), "--json-path", parts, "--json", "-", "--quiet")
     assert json.loads(every.stdout)["summary"]["findings"] == 3  # no roles: all judged

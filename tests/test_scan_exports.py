@@ -16,32 +16,37 @@ import pytest
 
 from rendersafe.cli import run
 from rendersafe.scan import ASSISTANT_ROLES, ScanOptions, scan
-from rendersafe.scan.records import conversations, messages_of, shape_of
+from rendersafe.scan.records import RecordText, conversation_before, recognise, texts_of
 
 EXPORTS = Path(__file__).parent.parent / "fixtures" / "exports"
 TOKEN = "7f3kq9x2mz81"  # the user's secret, in a user message of every sample
 
 # file, shape, roles of its first record, findings expected
 FORMATS = [
-    ("chatgpt/conversations.json", "chatgpt", ["system", "user", "assistant", "user", "assistant"], 2),  # noqa: E501
-    ("claude/conversations.json", "claude", ["user", "assistant", "user", "assistant"], 2),
-    ("open-webui/chat-export.json", "open-webui", ["user", "assistant", "user", "assistant"], 2),
-    ("lmsys/lmsys-chat.jsonl", "lmsys", ["user", "assistant", "user", "assistant"], 2),
-    ("wildchat/wildchat.jsonl", "lmsys", ["user", "assistant", "user", "assistant"], 2),
-    ("langsmith/runs.jsonl", "langsmith", ["system", "user", "assistant"], 2),
-    ("langchain/messages.json", "messages", ["system", "user", "assistant", "user", "assistant"], 2),  # noqa: E501
-    ("openai-batch/batch_output.jsonl", "openai-batch", ["assistant"], 1),
-    ("anthropic-batch/results.jsonl", "anthropic-batch", ["assistant"], 1),
+    ("chatgpt/conversations.json", "chatgpt", ["system", "user", "model", "user", "model"], 2),
+    ("claude/conversations.json", "claude", ["user", "model", "user", "model"], 2),
+    ("open-webui/chat-export.json", "open-webui", ["user", "model", "user", "model"], 2),
+    ("lmsys/lmsys-chat.jsonl", "lmsys", ["user", "model", "user", "model"], 2),
+    ("wildchat/wildchat.jsonl", "lmsys", ["user", "model", "user", "model"], 2),
+    ("langsmith/runs.jsonl", "langsmith", ["system", "user", "model"], 2),
+    ("langchain/messages.json", "messages", ["system", "user", "model", "user", "model"], 2),
+    ("openai-batch/batch_output.jsonl", "openai-batch", ["model"], 1),
+    ("anthropic-batch/results.jsonl", "anthropic-batch", ["model"], 1),
     ("gemini/gemini-chats.jsonl", "gemini", ["system", "user", "model", "user", "model"], 2),
     ("vertex-batch/predictions.jsonl", "vertex-batch", ["user", "model"], 1),
-    ("openai/chat-completion.json", "completion", ["assistant"], 1),
-    ("openai/response.json", "responses", ["system", "assistant", "assistant"], 1),
+    ("openai/chat-completion.json", "completion", ["model"], 1),
+    ("openai/response.json", "responses", ["system", "model", "model"], 1),
 ]  # fmt: skip
 PARQUET = [
-    ("parquet/train-00000-of-00001.parquet", "chat", ["system", "user", "assistant"], 2),
-    ("parquet/sharegpt.parquet", "sharegpt", ["user", "assistant"], 1),
+    ("parquet/train-00000-of-00001.parquet", "chat", ["system", "user", "model"], 2),
+    ("parquet/sharegpt.parquet", "sharegpt", ["user", "model"], 1),
 ]
 IDS = [name for name, *_ in FORMATS]
+
+
+def messages_of(record: Any) -> list[RecordText]:
+    """The texts of a record a scan of every role would judge."""
+    return [text for text in texts_of(record) if text.judged(None)]
 
 
 def records(path: Path) -> list[Any]:
@@ -52,7 +57,7 @@ def records(path: Path) -> list[Any]:
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in path.read_text().splitlines()]
     data = json.loads(path.read_text())
-    if isinstance(data, list) and shape_of(data) != "messages":
+    if isinstance(data, list) and recognise(data) != "messages":
         return data
     return [data]
 
@@ -71,7 +76,7 @@ def test_recognised_roles_kept_attack_found(
 ) -> None:
     path = EXPORTS / name
     first = records(path)[0]
-    assert shape_of(first) == shape
+    assert recognise(first) == shape
     messages = messages_of(first)
     turns = sorted({(m.turn, m.role) for m in messages})
     assert [role for _, role in turns] == roles
@@ -92,7 +97,7 @@ def test_user_text_is_context_never_judged() -> None:
     assert report.summary.files == len(FORMATS) + len(PARQUET)
     # Every user message quotes an image of tracker.example: never reported.
     assert "tracker.example" not in {row.host for row in report.findings}
-    assert {row.role for row in report.findings} == {"assistant", "model"}
+    assert {row.role for row in report.findings} == {"model"}
     everyone = scan([str(EXPORTS)], ScanOptions(roles=None), jobs=1)
     assert "tracker.example" in {row.host for row in everyone.findings}
 
@@ -136,7 +141,7 @@ def assert_only_model_text_changed(old: list[Any], new: list[Any]) -> list[tuple
     assert len(old) == len(new)
     changed = []
     for before, after in zip(old, new, strict=True):
-        ours, theirs = messages_of(before), messages_of(after)
+        ours, theirs = texts_of(before), texts_of(after)
         assert [m.role for m in ours] == [m.role for m in theirs]
         for mine, fixed in zip(ours, theirs, strict=True):
             if mine.text != fixed.text:
@@ -150,17 +155,17 @@ def assert_only_model_text_changed(old: list[Any], new: list[Any]) -> list[tuple
 
 def test_chatgpt_every_branch_with_its_own_ancestors() -> None:
     conversation = records(EXPORTS / "chatgpt" / "conversations.json")[0]
-    messages = messages_of(conversation)
-    befores = dict(zip((m.text for m in messages), conversations(messages), strict=True))
-    leak, honest = (m.text for m in messages if m.role == "assistant")
-    seen_by_leak = " ".join(p["text"] for m in befores[leak] or [] for p in m["content"])
-    seen_by_honest = " ".join(p["text"] for m in befores[honest] or [] for p in m["content"])
+    texts = texts_of(conversation)
+    befores = {t.text: conversation_before(texts, i) for i, t in enumerate(texts) if t.judged(None)}
+    leak, honest = (t.text for t in texts if t.role == "model" and t.judged(None))
+    seen_by_leak = " ".join(m.text for m in befores[leak].messages)  # type: ignore[union-attr]
+    seen_by_honest = " ".join(m.text for m in befores[honest].messages)  # type: ignore[union-attr]
     assert TOKEN in seen_by_leak  # its branch: the question with the token
     assert TOKEN not in seen_by_honest  # the other branch never saw it
     assert "csv" in seen_by_honest.lower()
     # The multimodal message: its text part read, its image pointer left alone.
     quarterly = messages_of(records(EXPORTS / "chatgpt" / "conversations.json")[1])
-    assert [m.role for m in quarterly] == ["user", "assistant"]
+    assert [m.role for m in quarterly] == ["user", "model"]
 
 
 def test_open_webui_fix_changes_both_copies(tmp_path: Path) -> None:
@@ -226,11 +231,11 @@ def test_a_broken_export_loses_nothing(tmp_path: Path) -> None:
 
 def test_lists_of_the_same_name_meaning_something_else_are_not_an_export() -> None:
     quiz = {"question": "2+2?", "choices": ["3", "4"], "response": "4"}
-    assert shape_of(quiz) == "reply"
+    assert recognise(quiz) == "reply"
     assert [m.text for m in messages_of(quiz)] == ["4"]
     survey = {"conversation": ["hi", "bye"], "reply": "ok"}
-    assert shape_of(survey) == "reply"
-    assert shape_of({"contents": ["a"], "text": "t"}) == "reply"
+    assert recognise(survey) == "reply"
+    assert recognise({"contents": ["a"], "text": "t"}) == "reply"
 
 
 def test_a_list_of_records_that_start_like_langchain_messages(tmp_path: Path) -> None:

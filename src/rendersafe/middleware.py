@@ -260,7 +260,7 @@ class RenderSafeMiddleware:
                 whole=tee.whole,
                 limit=self.max_request_bytes,
             )
-            return Conversation.coerce(found.messages), notes + found.notes
+            return Conversation.coerce(found.chat), notes + found.notes
         except Exception as exc:  # whatever the request holds, the reply is still served
             who = "the conversation hook" if hook is not None else "reading the request"
             _log_exception(f"rendersafe: {who} raised", exc)

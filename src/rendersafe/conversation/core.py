@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 from urllib.parse import unquote
 
+from ..shapes import Chat
 from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
 from .messages import UNPROVEN_ROLES, USER_ROLES, Message, read_messages
@@ -76,21 +77,22 @@ class Conversation:
         "_sent",
         "_urls",
         "messages",
-        "truncated",
+        "notes",
     )
 
     def __init__(
         self,
         messages: Iterable[Message] = (),
         *,
-        truncated: bool = False,
+        notes: Iterable[str] = (),
         canaries: Iterable[str] = (),
     ) -> None:
         self.messages: tuple[Message, ...] = tuple(messages)
-        self.truncated = truncated
+        # What of it could not be read (cut to the window, or unreadable), and why.
+        self.notes: tuple[str, ...] = tuple(notes)
         self._canaries = tuple(canaries)
         self._own: tuple[str, ...] = tuple(
-            m.text if m.role.lower() in USER_ROLES else "" for m in self.messages
+            m.text if m.role in USER_ROLES else "" for m in self.messages
         )
         self._corpus: Corpus | None = None
         self._pieces: PieceIndex | None = None
@@ -103,25 +105,26 @@ class Conversation:
     @classmethod
     def from_messages(
         cls,
-        messages: str | Iterable[object],
+        messages: object,
         *,
         max_chars: int = DEFAULT_MAX_CHARS,
         canaries: Iterable[str] = (),
     ) -> Conversation:
-        """Read a conversation; keep its newest `max_chars` characters of text.
+        """Read a conversation in any shape (`rendersafe.shapes`); keep `max_chars`
+        characters of its text, the user's, system's and developer's words last to go.
 
         Never raises for the shape of a message (unknown shapes give all their
-        strings); raises TypeError only when `messages` is neither a string nor an
-        iterable. `canaries` found in the text are reported as kind "canary"."""
-        read, own, truncated = read_messages(messages, max_chars)
-        key = (read, own, truncated, tuple(canaries))
+        strings); raises TypeError only when `messages` is a number or None.
+        `canaries` found in the text are reported as kind "canary"."""
+        read = read_messages(messages, max_chars)
+        key = (read.messages, read.own, read.notes, tuple(canaries))
         with _RECENT_LOCK:
             conversation = _RECENT.get(key)
             if conversation is not None:
                 _RECENT.move_to_end(key)
                 return conversation
-        conversation = cls(read, truncated=truncated, canaries=key[3])
-        conversation._own = own
+        conversation = cls(read.messages, notes=read.notes, canaries=key[3])
+        conversation._own = read.own
         with _RECENT_LOCK:
             _RECENT[key] = conversation
             if len(_RECENT) > _MAX_RECENT:
@@ -129,7 +132,7 @@ class Conversation:
         return conversation
 
     @classmethod
-    def coerce(cls, value: Conversation | str | Iterable[object] | None) -> Conversation | None:
+    def coerce(cls, value: object) -> Conversation | None:
         """`value` as a Conversation (None stays None; a Conversation is returned as is)."""
         if value is None or isinstance(value, Conversation):
             return value
@@ -139,6 +142,11 @@ class Conversation:
         chars = sum(len(m.text) for m in self.messages)
         size = f"{len(self.messages)} messages, {chars} chars"
         return f"Conversation({size}, truncated={self.truncated})"
+
+    @property
+    def truncated(self) -> bool:
+        """Was any of it not read (`notes` say why)? The judge is stricter then."""
+        return bool(self.notes)
 
     def taint(self, url: ParsedUrl) -> Taint | None:
         """The first sensitive piece of the conversation `url` carries, if any."""
@@ -243,7 +251,7 @@ class Conversation:
         rendered) to have it taken for copied, or its host for seen, the turn after. Nor
         does a message whose author is not said (`UNKNOWN_ROLE`), nor a tool's echo of
         what the model wrote first (`seen`)."""
-        return [m.role.lower() not in UNPROVEN_ROLES for m in self.messages]
+        return [m.role not in UNPROVEN_ROLES for m in self.messages]
 
     def _index(self) -> PieceIndex:
         if self._pieces is None:
@@ -262,4 +270,4 @@ def _address(address: str) -> str:
 
 
 # What the front doors accept as `conversation=`.
-ConversationLike = Conversation | str | Iterable[object] | None
+ConversationLike = Conversation | Chat | str | Iterable[object] | Mapping[str, object] | None

@@ -296,7 +296,7 @@ class PieceIndex:
     def __init__(self, messages: Sequence[Message], canaries: Sequence[str]) -> None:
         key = tuple(canaries)
         self._messages = [message_pieces(m.text, key) for m in messages]
-        self._made = frozenset(i for i, m in enumerate(messages) if m.role.lower() in MODEL_ROLES)
+        self._made = frozenset(i for i, m in enumerate(messages) if m.role in MODEL_ROLES)
         self._universe = frozenset().union(
             *(p.gramset for p in self._messages), *(p.partset for p in self._messages)
         )

@@ -38,7 +38,7 @@ def model_urls(messages: Sequence[Message]) -> list[str]:
 
 def _newest_first(messages: Sequence[Message]) -> Iterator[str]:
     for message in reversed(messages):
-        if message.role.lower() in MODEL_ROLES:
+        if message.role in MODEL_ROLES:
             yield from reversed(_URLISH.findall(message.text))
 
 

@@ -287,7 +287,7 @@ def _conversation(data: dict[str, Any]) -> tuple[Conversation | None, tuple[str,
         cut = len(raw) > _MAX_REQUEST_BYTES
         found = conversation_of(raw[:_MAX_REQUEST_BYTES], whole=not cut)
         notes = (f"cut: the request is over {_MAX_REQUEST_BYTES} bytes",) if cut else ()
-        return Conversation.coerce(found.messages), notes + found.notes
+        return Conversation.coerce(found.chat), notes + found.notes
     except Exception as exc:  # whatever the request holds, the reply is still sanitised
         logger.warning("rendersafe: reading the request raised", exc_info=True)
         return None, (f"unread: reading the request raised {type(exc).__name__}",)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..conversation.messages import MODEL_ROLES
 from ..policy import Policy
+from ..shapes import MODEL, UNKNOWN, role_of
 
 __all__ = ["ASSISTANT_ROLES", "DEFAULT_MAX_RECORD_BYTES", "FORMATS", "ScanOptions"]
 
-# Roles whose messages a client renders as the model's: ShareGPT's "gpt", Gemini's
-# "model", some exports' "bot".
-ASSISTANT_ROLES = MODEL_ROLES
+# The roles a scan sanitises by default: the model's (every shape's name for it reads
+# as `model`), and texts whose author is not said (judging too much is the safe mistake).
+ASSISTANT_ROLES = frozenset({MODEL, UNKNOWN})
 FORMATS = ("auto", "jsonl", "json", "text", "parquet")
 # The most of one record (a JSONL line, a JSON or text file) a scan holds in memory:
 # far above any chat transcript, far below what would exhaust a worker.
@@ -34,6 +34,11 @@ class ScanOptions:
     audit_key: bytes | None = None
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES  # a longer record is an error, not read
 
+    def __post_init__(self) -> None:
+        if self.roles is not None:  # any shape's names for them: "assistant" is `model`
+            roles = frozenset(role_of(role) for role in self.roles)
+            object.__setattr__(self, "roles", roles)
+
     def judges(self, role: str) -> bool:
-        """Is a message of `role` sanitised?"""
-        return self.roles is None or role.lower() in self.roles
+        """Is a message of `role` (any shape's name for it) sanitised?"""
+        return self.roles is None or role_of(role) in self.roles

@@ -35,20 +35,22 @@ from ..errors import RenderSafeError
 from ..findings import Finding
 from ..policy import Policy
 from ..sanitizer import Sanitizer
+from ..shapes import MODEL, Kind, Text
 from . import progress
 from .inputs import Task
 from .jsondoc import ArrayReader, BrokenDocumentError, Item, encoded, is_array, splice
 from .options import ScanOptions
 from .parquet import ParquetMissingError, scan_parquet
-from .paths import PathSpec, path_messages
+from .paths import PathSpec, path_texts
 from .records import (
-    Message,
+    RecordText,
     UnknownShapeError,
-    conversations,
-    messages_of,
+    conversation_before,
+    is_message_list_head,
+    recognise,
     record_day,
     record_id,
-    shape_of,
+    texts_of,
 )
 from .rows import ErrorRow, FindingRow
 
@@ -59,7 +61,6 @@ _BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: not part of the first record
 _COPY_BLOCK = 1 << 20
 _HEAD = 1 << 20
 # A list of LangChain messages (`messages_to_dict`) is one conversation, read whole.
-_MESSAGE_LIST = re.compile(rb'(?:\xef\xbb\xbf)?\s*\[\s*\{\s*"(?:type|lc)"\s*:')
 
 
 @dataclass
@@ -211,7 +212,7 @@ class _Scanner:
         self.line = 1
         limit = self.options.max_record_bytes
         head = data.read(_HEAD)
-        if self.task.fmt == "json" and is_array(head) and not _MESSAGE_LIST.match(head):
+        if self.task.fmt == "json" and is_array(head) and not is_message_list_head(head):
             self._records(ArrayReader(data.read, head, limit, self._write))
             return
         raw = head if len(head) > limit else head + data.read(limit + 1 - len(head))
@@ -224,15 +225,14 @@ class _Scanner:
         try:
             text = raw[len(bom) :].decode("utf-8")
             if self.task.fmt == "text":
-                box: list[Any] = [text]
-                changes = self._judge([Message("assistant", text, box, 0)], 1, self.task.display)
+                changes = self._judge(_whole_reply(text), 1, self.task.display)
                 self._write(bom + changes[0].encode() if changes else raw)
                 return
             if not text.strip():
                 self._write(raw)  # an empty JSON file (or a byte order mark alone): no records
                 return
             document = json.loads(text)
-            if isinstance(document, list) and shape_of(document) != "messages":
+            if isinstance(document, list) and recognise(document) != "messages":
                 # Not one conversation of LangChain messages after all: a list of records.
                 self.result.bytes_read -= len(raw)  # counted again, record by record
                 self._records(ArrayReader(io.BytesIO().read, raw, limit, self._write))
@@ -285,7 +285,7 @@ class _Scanner:
         strings of `raw` replaced), else None."""
         self.result.records += 1
         if isinstance(data, str):
-            changes = self._judge([Message("assistant", data, [data], 0)], line_no, fallback)
+            changes = self._judge(_whole_reply(data), line_no, fallback)
             return encoded(changes[0]) if changes and self.out is not None else None
         self.day = record_day(data)
         changes = self._judge(self._read(data), line_no, record_id(data, fallback))
@@ -304,19 +304,20 @@ class _Scanner:
             messages[index].put(text)
         return bool(changes)
 
-    def _read(self, data: Any, *, counted: bool = True) -> Sequence[Message]:
+    def _read(self, data: Any, *, counted: bool = True) -> Sequence[RecordText]:
         if self.paths.paths:
-            return path_messages(data, self.paths, self.hits if counted else None)
-        return messages_of(data)
+            hits = self.hits if counted else None
+            return [RecordText(t, data) for t in path_texts(data, self.paths, hits)]
+        return texts_of(data)
 
-    def _judge(self, messages: Sequence[Message], line_no: int, rid: str) -> dict[int, str]:
-        """Sanitise each message the scan judges; the new text of each that changed."""
+    def _judge(self, messages: Sequence[RecordText], line_no: int, rid: str) -> dict[int, str]:
+        """Sanitise each text the scan judges; the new text of each that changed."""
         changes: dict[int, str] = {}
-        for index, (message, before) in enumerate(
-            zip(messages, conversations(list(messages)), strict=True)
-        ):
-            if not self.options.judges(message.role):
+        roles = self.options.roles
+        for index, message in enumerate(messages):
+            if not message.judged(roles):
                 continue
+            before = conversation_before(messages, index)
             context = {"role": message.role}
             result = self.sanitizer.run(message.text, context=context, conversation=before)
             for finding in result.findings:
@@ -326,7 +327,7 @@ class _Scanner:
         self.result.changed |= bool(changes)
         return changes
 
-    def _finding(self, finding: Finding, line_no: int, rid: str, message: Message) -> None:
+    def _finding(self, finding: Finding, line_no: int, rid: str, message: RecordText) -> None:
         row = FindingRow(
             path=self.task.display,
             line=line_no,
@@ -456,3 +457,9 @@ def _discard(path: Path | None) -> None:
 @functools.lru_cache(maxsize=4)
 def _sanitizer(policy: Policy) -> Sanitizer:
     return Sanitizer(policy)._observed_as("scan")
+
+
+def _whole_reply(text: str) -> list[RecordText]:
+    """A reply that is the whole record (a Markdown file, a JSON string)."""
+    box: list[Any] = [text]
+    return [RecordText(Text(MODEL, text, Kind.TEXT, 0, (0,)), box)]

@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .message import Message
+from ..shapes import MODEL, Kind, Text, role_of
 
-__all__ = ["PathSpec", "path_fields", "path_messages"]
+__all__ = ["PathSpec", "path_fields", "path_texts"]
 
 Match = tuple[Any, Any, tuple[Any, ...]]  # container, key, the concrete path to the value
 
@@ -38,9 +38,9 @@ def path_fields(data: Any, path: str) -> Iterator[Match]:
     yield from _walk(data, _steps(path), ())
 
 
-def path_messages(data: Any, spec: PathSpec, hits: Counter[str] | None = None) -> list[Message]:
-    """The string fields `spec.paths` name, as messages with the roles its role paths
-    give; `hits` counts the fields each path matched."""
+def path_texts(data: Any, spec: PathSpec, hits: Counter[str] | None = None) -> list[Text]:
+    """The string fields `spec.paths` name, as texts of the roles its role paths give;
+    `hits` counts the fields each path matched."""
     roles = [
         (where, str(holder[key]))
         for path in spec.role_paths
@@ -51,11 +51,12 @@ def path_messages(data: Any, spec: PathSpec, hits: Counter[str] | None = None) -
     for path in spec.paths:
         for holder, key, where in path_fields(data, path):
             if isinstance(holder[key], str):
-                found.append((where, Message(_role(where, roles), holder[key], holder, key)))
+                role = role_of(_role(where, roles)) if roles else MODEL
+                found.append((where, Text(role, holder[key], Kind.TEXT, 0, where)))
                 if hits is not None:
                     hits[path] += 1
     found.sort(key=lambda item: _order(item[0]))
-    return [replace(message, turn=turn) for turn, (_, message) in enumerate(found)]
+    return [replace(text, turn=turn) for turn, (_, text) in enumerate(found)]
 
 
 def _order(where: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
@@ -64,7 +65,7 @@ def _order(where: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
 
 
 def _role(where: tuple[Any, ...], roles: list[tuple[tuple[Any, ...], str]]) -> str:
-    best, role = -1, "assistant"
+    best, role = -1, "model"
     for place, name in roles:
         shared = next(
             (i for i, (a, b) in enumerate(zip(where, place, strict=False)) if a != b), None

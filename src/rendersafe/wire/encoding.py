@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 
 from ..errors import FormatError
-from .messages import safe_name
+from .error_text import safe_name
 
 __all__ = ["Inflater", "inflater_for"]
 

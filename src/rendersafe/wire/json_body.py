@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, judged_urls, url_of
+from .error_text import json_error
 from .json_path import Holder, json_path_fields
-from .messages import json_error
 from .text_streams import ENDS, Texts
 
 __all__ = ["CHAT_TEXT_PATHS", "MESSAGE_TEXT_PATHS", "RESPONSE_TEXT_PATHS", "JsonCodec"]

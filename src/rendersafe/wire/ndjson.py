@@ -12,8 +12,8 @@ from typing import Any
 
 from ..errors import FormatError
 from .dialect import dumps, require
+from .error_text import json_error, safe_name
 from .jsonlib import loads
-from .messages import json_error, safe_name
 from .shapes import STRING, TEXT, text_of, with_text
 from .sse import MAX_PENDING
 from .text_streams import ENDS, IDLE, Texts, escaped_ends

@@ -3,22 +3,14 @@
     tee = RequestTee(limit=1 << 20)
     message = tee.take(await receive())     # the app gets `message` exactly as it came
     found = conversation_of(tee.body, coding=headers.get("content-encoding"), whole=tee.whole)
-    found.messages                          # for `conversation=`, or None
+    found.chat                              # for `conversation=`, or None
     found.notes                             # why it may be only part of the conversation
 
-The first shape that matches is read:
-
-    OpenAI chat, Ollama chat     {"messages": [...]}                  the list as it is
-    Anthropic Messages           {"system": str | blocks, "messages": [...]}
-    AI SDK UI                    {"messages": [{"role", "parts": [...]}]}
-    OpenAI Responses             {"instructions": str, "input": str | items}
-    Ollama generate, completions {"system": str, "prompt": str | [str]}
-
-The system prompt becomes a `{"role": "system", ...}` message first. Any other JSON body
-gives its string values; a body that is not JSON, its text; a body cut short (over the
-limit, or not read whole by the app), the strings of what was read. Those are messages
-of no known author (`UNKNOWN_ROLE`): their pieces count, but they prove no URL copied
-(the model's earlier turns may be among them).
+A whole JSON body is read by `shapes.read` (every provider's request shape); a body
+that is not JSON gives its text; a body cut short (over the limit, or not read whole by
+the app) gives the string values of what was read. Those are texts of no known author:
+their pieces count, but they prove no URL copied (the model's earlier turns may be
+among them), and the judge is stricter for what was not read.
 """
 
 from __future__ import annotations
@@ -26,40 +18,33 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from starlette.types import Message
 
-from ..conversation.messages import UNKNOWN_ROLE
-from .messages import safe_name
+from ..shapes import UNKNOWN, Chat, Kind, Text, read
+from .error_text import safe_name
 
-__all__ = ["RequestConversation", "RequestTee", "conversation_of"]
+__all__ = ["RequestConversation", "RequestTee", "conversation_of", "provider_of"]
 
 # A JSON string, closed or cut short, and whether a colon makes it a key. The
 # alternatives never overlap, so the scan is linear.
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)(")?(\s*:)?', re.DOTALL)
 _CODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
-_ELSEWHERE_NOTE = "partial: {} (earlier turns are not in the request)"
-# Request fields, by shape, that name earlier turns kept elsewhere (by the provider, or
-# as tokens): the body is then only part of the conversation.
-_ELSEWHERE = MappingProxyType(
-    {"responses": ("previous_response_id", "conversation"), "prompt": ("context",)}
-)
 # Request content types read as JSON or text; others (a file upload) are not read.
 _READ_TYPES = ("json", "text/", "application/x-www-form-urlencoded")
 
 
 @dataclass(frozen=True, slots=True)
 class RequestConversation:
-    """What a request body says the model saw: `messages` for `conversation=` (chat
-    messages or strings, None when the body has none), the `shape` read, and `notes`
-    on why it may be only part of the conversation."""
+    """What a request body says the model saw: `chat` for `conversation=` (None when
+    the body has none), the `shape` read, and `notes` on why it may be only part of
+    the conversation (the chat's own notes among them)."""
 
-    messages: list[Any] | None
+    chat: Chat | None
     shape: str
     notes: tuple[str, ...] = ()
 
@@ -131,7 +116,7 @@ def conversation_of(
         return RequestConversation(None, "unread" if raw is None else "empty", notes)
     text = raw.decode("utf-8-sig", errors="replace")
     if not whole or notes:
-        return RequestConversation(_unattributed(_strings_of_text(text)), "strings", notes)
+        return RequestConversation(_unattributed(_strings_of_text(text), notes), "strings", notes)
     return _read(text)
 
 
@@ -171,11 +156,8 @@ def _read(text: str) -> RequestConversation:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return RequestConversation(_unattributed([text]), "text")
-    for shape, read in _SHAPES:
-        messages = read(data)
-        if messages is not None:
-            return RequestConversation(messages, shape, _elsewhere(shape, data))
-    return RequestConversation(_unattributed(_strings_of(data)), "strings")
+    chat = read(data)
+    return RequestConversation(chat, chat.shape or "strings", chat.notes)
 
 
 def _inflated(body: bytes, coding: str | None, limit: int) -> tuple[bytes | None, tuple[str, ...]]:
@@ -203,121 +185,10 @@ def _wbits(coding: str, head: bytes) -> int:
     return zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS
 
 
-def _elsewhere(shape: str, data: dict[str, Any]) -> tuple[str, ...]:
-    fields = _ELSEWHERE.get(shape, ())
-    return tuple(_ELSEWHERE_NOTE.format(field) for field in fields if data.get(field))
-
-
-def _system(data: dict[str, Any], field: str) -> list[Any]:
-    """The system prompt in `field`, as a message, if there is one."""
-    value = data.get(field)
-    if isinstance(value, str | list) and value:
-        return [{"role": "system", "content": value}]
-    return []
-
-
-def _chat(data: Any) -> list[Any] | None:
-    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-        return None
-    messages: list[Any] = data["messages"]
-    if any(isinstance(m, dict) and isinstance(m.get("parts"), list) for m in messages):
-        messages = [item for m in messages for item in _ui_message(m)]
-    return _system(data, "system") + messages
-
-
-def _responses(data: Any) -> list[Any] | None:
-    if not isinstance(data, dict) or "input" not in data:
-        return None
-    items = data["input"]
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
-    elif not isinstance(items, list):
-        return None
-    return _system(data, "instructions") + items
-
-
-def _prompt(data: Any) -> list[Any] | None:
-    if not isinstance(data, dict) or "prompt" not in data:
-        return None
-    prompt = data["prompt"]
-    prompts = [prompt] if isinstance(prompt, str) else prompt
-    if not isinstance(prompts, list):
-        return None
-    users = [{"role": "user", "content": p} for p in prompts if isinstance(p, str)]
-    return _system(data, "system") + users
-
-
-_SHAPES: tuple[tuple[str, Callable[[Any], list[Any] | None]], ...] = (
-    ("messages", _chat),
-    ("responses", _responses),
-    ("prompt", _prompt),
-)
-
-
-def _ui_message(message: Any) -> list[Any]:
-    """An AI SDK UI message as chat messages: its text, then one per tool output."""
-    if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
-        return [message]
-    role = message.get("role") or "user"
-    texts: list[dict[str, str]] = []
-    outputs: list[dict[str, str]] = []
-    for part in message["parts"]:
-        if not isinstance(part, dict):
-            continue
-        text, output = _ui_part(part)
-        if text:
-            texts.append({"type": "text", "text": text})
-        if output:
-            outputs.append({"role": "tool", "content": output})
-    return [{"role": role, "content": texts}, *outputs]
-
-
-def _ui_part(part: dict[str, Any]) -> tuple[str | None, str | None]:
-    """(text, tool output) of one part: v5 `text`, `reasoning`, `tool-*` and
-    `dynamic-tool` (`output`), `source-url`; v4 `reasoning` and `tool-invocation`."""
-    kind = str(part.get("type", ""))
-    if kind in ("text", "reasoning"):
-        return _str(part.get("text")) or _str(part.get("reasoning")), None
-    if kind == "source-url":
-        return _str(part.get("url")), None
-    if kind == "tool-invocation":
-        invocation = part.get("toolInvocation")
-        result = invocation.get("result") if isinstance(invocation, dict) else None
-        return None, _as_text(result)
-    if kind.startswith("tool-") or kind == "dynamic-tool":
-        return None, _as_text(part.get("output"))
-    return None, None
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _as_text(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value or None
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
-def _unattributed(strings: Iterable[str]) -> list[Any]:
-    """Strings as messages of no known author."""
-    return [{"role": UNKNOWN_ROLE, "content": text} for text in strings]
-
-
-def _strings_of(data: Any) -> Iterator[str]:
-    """The string values in a JSON value (not its keys), in order."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            stack.extend(reversed(item.values()))
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
+def _unattributed(strings: Iterable[str], notes: tuple[str, ...] = ()) -> Chat:
+    """Strings as texts of no known author."""
+    texts = tuple(Text(UNKNOWN, text, Kind.OTHER, turn) for turn, text in enumerate(strings))
+    return Chat(texts, None, notes)
 
 
 def _strings_of_text(text: str) -> list[Any]:

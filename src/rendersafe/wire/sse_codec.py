@@ -17,8 +17,8 @@ from ..errors import FormatError
 from .ai_sdk import AiSdk
 from .anthropic import Anthropic
 from .dialect import DONE, Dialect
+from .error_text import safe_name
 from .jsonlib import loads
-from .messages import safe_name
 from .openai_chat import OpenAIChat
 from .openai_responses import OpenAIResponses
 from .plain_sse import PlainSse

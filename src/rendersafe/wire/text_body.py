@@ -12,7 +12,7 @@ import codecs
 import re
 
 from ..errors import FormatError
-from .messages import safe_name
+from .error_text import safe_name
 from .text_streams import ENDS, Texts
 
 __all__ = ["TextCodec"]

@@ -18,7 +18,7 @@ from ..findings import Construct, Finding
 from ..observe import METRICS
 from ..sanitizer import Sanitizer
 from ..streaming import StreamSanitizer
-from .messages import safe_name
+from .error_text import safe_name
 
 __all__ = ["ENDS", "IDLE", "Report", "Texts", "escaped_ends"]
 
