@@ -33,6 +33,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"streaming"}),
     frozenset({"sanitizer"}),
     frozenset({"wire"}),
+    frozenset({"exchange"}),
     frozenset({"middleware", "scan"}),
     frozenset({"integrations"}),
     frozenset({"demo", "gateway"}),

@@ -199,12 +199,14 @@ def test_monitor_middleware_forwards_every_format_byte_for_byte(
     request_id = f"shadow-{name}{query}"
     assert _raw(served.shadowed.url + path, request_id) == _raw(served.plain.url + path, "p")
     attack = "attacker.example" in (BACKEND_STREAMS / name).read_text()
-    records = served.written(request_id, events=1 if attack else 0)
+    # Enforce mode writes a response's records before the client sees its end; shadow
+    # mode works on its copy after the client has each message: wait for as many.
+    _raw(served.enforcing.url + path, f"enforce-{request_id}")
+    enforced = served.written(f"enforce-{request_id}", events=1 if attack else 0)
+    records = served.written(request_id, events=len(enforced))
     assert [r for r in records if r.event == "error"] == []
     if attack:
         assert [r for r in records if r.event == "finding"], "the findings are recorded"
-    _raw(served.enforcing.url + path, f"enforce-{request_id}")
-    enforced = served.written(f"enforce-{request_id}", events=len(records))
     assert _what(records) == _what(enforced)
     assert all(r.enforced for r in enforced)
     assert all(r.enforced is False for r in records)

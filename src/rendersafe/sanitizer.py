@@ -112,7 +112,7 @@ class Sanitizer:
             findings = tuple(f.model_copy(update={"enforced": False}) for f in result.findings)
             result = Result(text=text, findings=findings)
         for finding in result.findings:
-            self._record(finding)
+            self.record(finding)
         if span is not None:
             span.end(findings=len(result.findings))
         return result
@@ -160,7 +160,7 @@ class Sanitizer:
         `on_finding` is called with each finding as it is made (an audit log's hook);
         `conversation` is as for `run`.
         """
-        hook = self._record if on_finding is None else _both(self._record, on_finding)
+        hook = self.record if on_finding is None else _both(self.record, on_finding)
         extra = context_dict(context)
         units = self.units.for_reply(Conversation.coerce(conversation), self._signing(extra))
         span = self._start("stream")
@@ -179,21 +179,28 @@ class Sanitizer:
 
         return ended
 
-    def _record(self, finding: Finding) -> None:
+    def record(self, finding: Finding) -> None:
+        """Count `finding` and record it in the audit log (`run` and `stream` do this
+        for theirs; a caller that judged a URL with `check_url` and acted on it too)."""
         METRICS.finding(finding)
         if self._recorder is not None:
             self._recorder.finding(finding)
 
-    def _recording(self, recorder: AuditRecorder | None) -> Sanitizer:
+    @property
+    def recorder(self) -> AuditRecorder | None:
+        """What records this sanitiser's findings (None without an audit log)."""
+        return self._recorder
+
+    def recording(self, recorder: AuditRecorder | None) -> Sanitizer:
         """This sanitiser (its policy and compiled state shared) recording its findings
-        with `recorder` instead: one per request, for the middleware."""
+        with `recorder` instead: one per request (`Exchange` makes them)."""
         if recorder is None:
             return self
         view = copy.copy(self)
         view._recorder = recorder
         return view
 
-    def _observed_as(self, source: str | None) -> Sanitizer:
+    def counted_as(self, source: str | None) -> Sanitizer:
         """This sanitiser counting and tracing its replies as `source` ("scan"); None:
         not at all, its caller does (the middleware, once per response)."""
         view = copy.copy(self)

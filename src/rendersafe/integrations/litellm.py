@@ -40,15 +40,14 @@ from litellm.types.guardrails import GuardrailEventHooks
 from litellm.types.utils import Delta, ModelResponseStream, StreamingChoices
 from pydantic import BaseModel
 
-from ..audit import AuditLog, AuditRecord, Event, JsonlSink, Source
+from ..audit import AuditLog, JsonlSink, Source
 from ..config import load_policy
-from ..conversation import Conversation
 from ..errors import FormatError, PolicyError, RenderSafeError
+from ..exchange import Exchange
 from ..sanitizer import Sanitizer
-from ..wire import Codec, Texts, codec_for
+from ..wire import Codec
 from ..wire.json_body import CHAT_TEXT_PATHS, MESSAGE_TEXT_PATHS, RESPONSE_TEXT_PATHS
 from ..wire.openai_chat import DELTA_FIELDS
-from ..wire.requests import conversation_of
 
 __all__ = ["WITHHELD", "RenderSafeGuardrail", "ReplyWithheldError"]
 
@@ -58,9 +57,15 @@ WITHHELD = "rendersafe withheld the rest of this reply"
 # What a chat UI renders of a whole reply, in each shape LiteLLM returns (chat
 # completion, Responses object, Anthropic message): what the middleware reads.
 _TEXT_PATHS = CHAT_TEXT_PATHS + RESPONSE_TEXT_PATHS + MESSAGE_TEXT_PATHS
-# The request fields that say what the model saw, in the shapes `wire.requests` reads.
-_REQUEST_FIELDS = ("system", "messages", "instructions", "input", "prompt")
-_MAX_REQUEST_BYTES = 1 << 20
+# LiteLLM's own fields in the request it hands a hook: not what the model saw.
+_LITELLM_KEYS = (
+    "litellm_",
+    "proxy_server_request",
+    "metadata",
+    "secret_fields",
+    "user_api_key",
+    "standard_logging_object",
+)
 
 
 class ReplyWithheldError(RenderSafeError):
@@ -103,119 +108,96 @@ class RenderSafeGuardrail(CustomGuardrail):  # type: ignore[misc]  # litellm is 
                 "the policy requires an audit log: set rendersafe_audit in litellm_params",
             )
         self.sanitizer = Sanitizer(policy, audit=self.audit)
-        self._recorder = self.audit.recorder(_SOURCE, policy) if self.audit is not None else None
 
     async def async_post_call_success_hook(
         self, data: dict[str, Any], user_api_key_dict: Any, response: Any
     ) -> Any:
         """Sanitise a whole reply in place; raise `ReplyWithheldError` if it cannot be."""
-        call = _Call(self, data, user_api_key_dict)
+        exchange = _exchange(self, data, user_api_key_dict)
         try:
-            call.refuse_unaudited()
+            _refuse_unaudited(exchange)
             for holder, key in _text_fields(response):
                 text = _get(holder, key)
-                if isinstance(text, str) and (out := call.texts.one_shot(text)) != text:
+                if isinstance(text, str) and (out := exchange.run(text)) != text:
                     _set(holder, key, out)
         except ReplyWithheldError:
             raise
         except Exception as exc:
-            raise call.failed(f"{type(exc).__name__}: {exc}") from exc
+            raise _failed(exchange, f"{type(exc).__name__}: {exc}") from exc
         finally:
-            await call.flush()
+            await exchange.aflush()
         return response
 
     async def async_post_call_streaming_iterator_hook(
         self, user_api_key_dict: Any, response: Any, request_data: dict[str, Any]
     ) -> AsyncGenerator[Any, None]:
         """Yield the stream's chunks as the stream sanitiser releases their text."""
-        call = _Call(self, request_data, user_api_key_dict)
-        relay = _Relay(call.texts)
+        exchange = _exchange(self, request_data, user_api_key_dict)
+        relay = _Relay(exchange)
         try:
-            call.refuse_unaudited()
+            _refuse_unaudited(exchange)
             async for chunk in response:
-                for item in call.guarded(relay.chunk, chunk):
+                for item in _guarded(exchange, relay.chunk, chunk):
                     yield item
-                await call.flush()
-            for item in call.guarded(relay.end, None):
+                await exchange.aflush()
+            for item in _guarded(exchange, relay.end, None):
                 yield item
         except (GeneratorExit, asyncio.CancelledError):
-            call.event("disconnect", "the client went away mid-response")
+            exchange.event("disconnect", "the client went away mid-response")
             raise
         except ReplyWithheldError:
             raise
         except Exception as exc:  # the upstream's: LiteLLM reports it; nothing held is sent
-            call.event("error", f"the upstream stream failed: {type(exc).__name__}")
+            exchange.event("error", f"the upstream stream failed: {type(exc).__name__}")
             raise
         finally:
-            call.texts.flush_metrics()
-            await call.flush()
+            exchange.finish()
+            await exchange.aflush()
 
 
-class _Call:
-    """One request: its audit source and records, its texts judged with its conversation."""
+def _exchange(guard: RenderSafeGuardrail, data: dict[str, Any], auth: Any) -> Exchange:
+    """The exchange of one request: its audit source (LiteLLM's call id and route), its
+    texts judged with the conversation its request carried."""
+    route = getattr(auth, "request_route", None)
+    call_id = data.get("litellm_call_id")
+    source = Source(
+        kind="middleware",
+        method="POST",
+        path=route if isinstance(route, str) else None,
+        request_id=call_id if isinstance(call_id, str) else uuid.uuid4().hex,
+    )
+    return Exchange(guard.sanitizer, conversation=_request_body(data), source=source)
 
-    def __init__(self, guard: RenderSafeGuardrail, data: dict[str, Any], auth: Any) -> None:
-        self.guard = guard
-        route = getattr(auth, "request_route", None)
-        call_id = data.get("litellm_call_id")
-        self.source = Source(
-            kind="middleware",
-            method="POST",
-            path=route if isinstance(route, str) else None,
-            request_id=call_id if isinstance(call_id, str) else uuid.uuid4().hex,
-        )
-        # Records wait here for `flush`: `emit` may block, and hooks run on the loop.
-        self.pending: list[AuditRecord] = []
-        recorder = guard._recorder
-        self.recorder = recorder.at(self.source, emit=self.pending.append) if recorder else None
-        conversation, notes = _conversation(data)
-        context = {"conversation": "; ".join(notes)} if notes else {}
-        sanitizer = guard.sanitizer._recording(self.recorder)
-        self.texts = Texts(sanitizer, conversation=conversation, context=context)
 
-    def refuse_unaudited(self) -> None:
-        """Refuse (503) while a required audit log cannot be written."""
-        log = self.guard.audit
-        if self.guard.sanitizer.policy.audit_required and log is not None and log.broken:
-            self.event("error", "refused: the audit log cannot be written")
-            raise ReplyWithheldError("the audit log cannot be written", status_code=503)
+def _refuse_unaudited(exchange: Exchange) -> None:
+    """Refuse (503) while a required audit log cannot be written."""
+    if not exchange.may_serve():
+        exchange.refused()
+        raise ReplyWithheldError("the audit log cannot be written", status_code=503)
 
-    def guarded(self, step: Callable[[Any], list[Any]], chunk: Any) -> list[Any]:
-        """`step(chunk)`, or `ReplyWithheldError` (recorded) when it raises."""
-        try:
-            return step(chunk)
-        except Exception as exc:
-            raise self.failed(f"{type(exc).__name__}: {exc}") from exc
 
-    def failed(self, reason: str) -> ReplyWithheldError:
-        """Record why the reply is withheld; the error to raise into LiteLLM."""
-        logger.warning("rendersafe %s %s: %s", self.source.path, self.source.request_id, reason)
-        self.event("error", reason)
-        return ReplyWithheldError(reason)
+def _failed(exchange: Exchange, reason: str) -> ReplyWithheldError:
+    """Record why the reply is withheld; the error to raise into LiteLLM."""
+    source = exchange.source
+    logger.warning("rendersafe %s %s: %s", source.path, source.request_id, reason)
+    exchange.event("error", reason)
+    return ReplyWithheldError(reason)
 
-    def event(self, kind: Event, message: str) -> None:
-        if self.recorder is not None:
-            self.recorder.event(kind, message)
 
-    async def flush(self) -> None:
-        """Hand the records made so far to the audit log."""
-        log = self.guard.audit
-        if log is None or not self.pending:
-            return
-        pending = self.pending[:]
-        self.pending.clear()  # the same list: the recorder's `emit` appends to it
-        try:
-            for record in pending:
-                await log.aemit(record)
-        except RuntimeError as exc:  # a closed log: the reply goes on regardless
-            logger.error("rendersafe: %d audit records lost: %s", len(pending), exc)
+def _guarded(exchange: Exchange, step: Callable[[Any], list[Any]], chunk: Any) -> list[Any]:
+    """`step(chunk)`, or `ReplyWithheldError` (recorded) when it raises."""
+    try:
+        return step(chunk)
+    except Exception as exc:
+        raise _failed(exchange, f"{type(exc).__name__}: {exc}") from exc
 
 
 class _Relay:
     """Rewrites one stream's chunks: chat chunks in place, event frames with a codec."""
 
-    def __init__(self, texts: Texts) -> None:
-        self.texts = texts
+    def __init__(self, exchange: Exchange) -> None:
+        self.exchange = exchange
+        self.texts = exchange.texts
         self.codec: Codec | None = None
         self.last: ModelResponseStream | None = None
 
@@ -225,7 +207,7 @@ class _Relay:
             self.last = chunk
             return [chunk]
         if self.codec is None:
-            self.codec = codec_for("sse", self.texts)
+            self.codec = self.exchange.codec("sse")
         out = self.codec.feed(_frames_of(chunk))
         return [out] if out else []
 
@@ -279,18 +261,15 @@ def _frames_of(chunk: Any) -> bytes:
     return f"data: {data}\n\n".encode()
 
 
-def _conversation(data: dict[str, Any]) -> tuple[Conversation | None, tuple[str, ...]]:
-    """What the model saw, from the request LiteLLM sends it. Never raises."""
-    try:
-        body = {field: data[field] for field in _REQUEST_FIELDS if field in data}
-        raw = json.dumps(body, ensure_ascii=False, default=str).encode()
-        cut = len(raw) > _MAX_REQUEST_BYTES
-        found = conversation_of(raw[:_MAX_REQUEST_BYTES], whole=not cut)
-        notes = (f"cut: the request is over {_MAX_REQUEST_BYTES} bytes",) if cut else ()
-        return Conversation.coerce(found.chat), notes + found.notes
-    except Exception as exc:  # whatever the request holds, the reply is still sanitised
-        logger.warning("rendersafe: reading the request raised", exc_info=True)
-        return None, (f"unread: reading the request raised {type(exc).__name__}",)
+def _request_body(data: dict[str, Any]) -> dict[str, Any]:
+    """The request LiteLLM sends the model, without LiteLLM's own bookkeeping (its ids,
+    the key's metadata, the original request again): the body `rendersafe.shapes`
+    reads the conversation from."""
+    return {
+        key: value
+        for key, value in data.items()
+        if not (isinstance(key, str) and key.startswith(_LITELLM_KEYS))
+    }
 
 
 def _text_fields(value: Any) -> Iterator[tuple[Any, Any]]:
@@ -328,6 +307,3 @@ def _set(holder: Any, key: Any, value: str) -> None:
         holder[key] = value
     else:
         setattr(holder, key, value)
-
-
-_SOURCE = Source(kind="middleware")

@@ -456,7 +456,7 @@ def _discard(path: Path | None) -> None:
 
 @functools.lru_cache(maxsize=4)
 def _sanitizer(policy: Policy) -> Sanitizer:
-    return Sanitizer(policy)._observed_as("scan")
+    return Sanitizer(policy).counted_as("scan")
 
 
 def _whole_reply(text: str) -> list[RecordText]:

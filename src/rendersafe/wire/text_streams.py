@@ -155,7 +155,7 @@ class Texts:
             conversation=self.conversation,
         )
         if finding is not None:
-            self.sanitizer._record(finding)  # check_url itself records nothing
+            self.sanitizer.record(finding)  # check_url itself records nothing
             if self.report is not None:
                 self.report(finding)
         return finding
