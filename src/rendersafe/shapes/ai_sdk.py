@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from .common import file_part
 from .content import PartReader, content, rest
 from .record import MODEL, TOOL, UNKNOWN, Kind
 from .walk import At, Fields, Reader, fields_of
@@ -100,6 +101,7 @@ PARTS: Mapping[str, PartReader] = MappingProxyType(
         "source-url": _source,
         "source-document": _source,
         "step-start": _nothing,
+        "media": file_part,  # a tool output's `content` part: {"data", "mediaType"}
     }
 )
 # Part types read by their start: `tool-<name>`, `data-<name>`.

@@ -6,8 +6,9 @@
 Text types (`text/*`, JSON, XML, YAML, CSV...) are decoded, from base64 or
 percent-escapes, up to `MAX_ATTACHMENT_BYTES`; images, audio and video are no text and
 are skipped; any other type the model may have read (a PDF, an office document) cannot
-be read here, and is noted: the judge is stricter for what it did not see. A string of
-no stated type is read as text when its bytes are text.
+be read here, and is noted: the judge is stricter for what it did not see (a PDF is
+read as far as its text streams show it, and noted all the same). A string of no
+stated type is read as text when its bytes are text.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import binascii
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
+
+from .pdf import is_pdf, pdf_text
 
 __all__ = ["MAX_ATTACHMENT_BYTES", "Attachment", "decode_attachment", "sniff_base64"]
 
@@ -51,6 +54,11 @@ _TEXT_TYPES = frozenset(
 _TEXT_FORMATS = frozenset({"txt", "md", "csv", "html", "htm", "json", "xml", "yaml", "yml"})
 _MEDIA = ("image/", "audio/", "video/")
 _SNIFF_CHARS = 4096
+# A PDF's text is read as far as its streams show it plainly: a font of its own encoding
+# shows other bytes. The judge is stricter for what may not have been read.
+_PDF_NOTE = "partial: a PDF attachment was read as far as its text streams show it"
+# Types that say nothing of what the bytes are: read as text when they are text.
+_SNIFFED = frozenset({"", "application/octet-stream", "binary/octet-stream"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +128,14 @@ def _of_bytes(raw: bytes, kind: str, *, cut: bool = False) -> Attachment:
     note = f"cut: an attachment over {MAX_ATTACHMENT_BYTES} bytes was read in part" if cut else None
     if _texty(kind):
         return Attachment(raw.decode("utf-8", "replace"), note)
+    if kind == "application/pdf" or (kind in _SNIFFED and is_pdf(raw)):
+        return Attachment(pdf_text(raw), _PDF_NOTE)
+    if kind not in _SNIFFED:
+        return _unread(kind)  # a PDF, an office document: the model read what we cannot
     text = _text_of(raw)
     if text is not None:
         return Attachment(text, note)
-    return _unread(kind) if kind else Attachment("")
+    return _unread(kind) if kind else Attachment("")  # of no type: an image's bytes
 
 
 def _as_given(text: str) -> Attachment:

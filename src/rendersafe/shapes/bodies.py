@@ -48,11 +48,16 @@ _OPERATOR_KEYS = frozenset(
 _FIELD_ROLES: Mapping[str, Role] = MappingProxyType(
     {
         "documents": TOOL,  # Cohere's and others' retrieved documents
+        "tool_results": TOOL,  # Cohere's first API: results sent with the message
         **dict.fromkeys(_OPERATOR_KEYS, SYSTEM),
     }
 )
 # Prompt/completion records (and scans of them): what the model was given, what it said.
-_PROMPT_KEYS: tuple[tuple[str, Role], ...] = (("instruction", USER), ("input", USER))
+_PROMPT_KEYS: tuple[tuple[str, Role], ...] = (
+    ("instruction", USER),
+    ("input", USER),
+    ("suffix", USER),  # Ollama's generate: the text after the insertion point
+)
 REPLY_KEYS = ("reply", "response", "completion", "output", "text")
 # Request fields that name earlier turns kept elsewhere (by the provider, or as tokens):
 # the body is then only part of the conversation.
@@ -207,6 +212,8 @@ def _conversation(reader: Reader, fields: Fields, path: Path, turn: int, done: l
             turn += 1
         elif isinstance(value, list | tuple):
             turn = messages(reader, value, (*path, key), turn)
+        elif (inner := fields_of(value)) is not None and _is_body(inner):
+            turn = _body_turns(reader, inner, (*path, key), turn)  # LangServe's {"input": {...}}
         elif value is not None:
             message(reader, value, turn, (*path, key))
             turn += 1

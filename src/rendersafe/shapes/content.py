@@ -30,26 +30,32 @@ MAX_NESTING = 24
 _tables: ModuleType | None = None
 
 
-def content(reader: Reader, value: object, at: At, kind: Kind, depth: int = 0) -> None:
+def content(reader: Reader, value: object, at: At, kind: Kind) -> None:
     """Read a content value: a string (as `kind`), one part, or a list of parts."""
     if isinstance(value, str):
         reader.text(value, at, kind)
-    elif depth > MAX_NESTING:
+        return
+    if reader.depth >= MAX_NESTING:
         reader.strings(value, at, kind)
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            part(reader, item, at / index, kind, depth + 1)
-    elif value is not None:
-        part(reader, value, at, kind, depth + 1)
+        return
+    reader.depth += 1
+    try:
+        if isinstance(value, list | tuple):
+            for index, item in enumerate(value):
+                part(reader, item, at / index, kind)
+        elif value is not None:
+            part(reader, value, at, kind)
+    finally:
+        reader.depth -= 1
 
 
-def part(reader: Reader, value: object, at: At, kind: Kind, depth: int = 0) -> None:
+def part(reader: Reader, value: object, at: At, kind: Kind) -> None:
     """Read one part of a content list (a string is the message's text)."""
     if isinstance(value, str):
         reader.text(value, at, kind)
         return
     fields = fields_of(value)
-    if fields is None or depth > MAX_NESTING:
+    if fields is None or reader.depth > MAX_NESTING:
         reader.strings(value, at, kind if fields is None else Kind.OTHER)
         return
     if reader.enter(fields):

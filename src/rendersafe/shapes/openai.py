@@ -50,9 +50,12 @@ def chat_message(reader: Reader, fields: Fields, at: At) -> None:
         if name in fields:
             reader.strings(fields[name], at.by(MODEL) / name, Kind.CALL)
             done.append(name)
-    if "tool_results" in fields:  # Cohere's first API: results in the chatbot's turn
-        reader.strings(fields["tool_results"], at.by(TOOL) / "tool_results", Kind.RESULT)
-        done.append("tool_results")
+    for name in ("tool_results", "context"):
+        # Cohere's first API: results in the chatbot's turn; Azure OpenAI "on your data":
+        # the retrieved citations in the assistant's.
+        if name in fields and (name == "tool_results" or at.role == MODEL):
+            reader.strings(fields[name], at.by(TOOL) / name, Kind.RESULT)
+            done.append(name)
     if "refusal" in fields:
         content(reader, fields["refusal"], at / "refusal", Kind.REFUSAL)
         done.append("refusal")

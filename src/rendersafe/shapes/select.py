@@ -1,10 +1,11 @@
 """Which texts of a long chat are read: the window, chosen by whose they are.
 
-A conversation longer than the window loses, first, the model's own old turns (it
-cannot leak what it wrote), then tool output and text of no known author, newest kept
-first within each; the system prompt, the developer's and the user's own words go last.
-A text that does not fit whole keeps its start and its end. What is dropped is noted:
-the judge is stricter for a reply whose conversation was not read whole.
+A conversation longer than the window loses, first, the model's own turns (it cannot
+leak what it wrote), then tool output and text of no known author; the system prompt,
+the developer's and the user's own words go last. Within each, the shorter texts are
+kept first (as many messages as fit, a system prompt over the log pasted after it),
+then the newer; a text that does not fit whole keeps its start and its end. What is
+dropped is noted: the judge is stricter for a reply whose conversation was not read whole.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def window(texts: Sequence[Text], max_chars: int) -> tuple[list[Text], int]:
         return list(texts), 0
     room = max(max_chars, 0)
     kept: dict[int, Text] = {}
-    for index in sorted(range(len(texts)), key=lambda i: (_rank(texts[i]), -i)):
+    order = sorted(range(len(texts)), key=lambda i: (_rank(texts[i]), len(texts[i].text), -i))
+    for index in order:
         if room <= 0:
             break
         text = texts[index]

@@ -32,6 +32,7 @@ Fields = Mapping[Any, object]  # a message's or a part's fields, by name
 MAX_NODES = 2_000_000
 # Strings from this long are looked at as possible base64 (a file's bytes).
 _BASE64_FROM = 256
+_NUMBER_FROM = 1000
 MAX_PATH = 64
 
 
@@ -54,12 +55,13 @@ class At:
 class Reader:
     """Collects the `Text`s of one read, and why any part could not be read."""
 
-    __slots__ = ("_seen", "nodes", "notes", "texts")
+    __slots__ = ("_seen", "depth", "nodes", "notes", "texts")
 
     def __init__(self) -> None:
         self.texts: list[Text] = []
         self.notes: dict[str, None] = {}  # an ordered set
         self.nodes = 0
+        self.depth = 0  # parts inside parts being read (`content`)
         # Containers read, by id, each kept alive so that no id is reused meanwhile
         # (an SDK object's `model_dump()` is a new dict each time).
         self._seen: dict[int, object] = {}
@@ -122,6 +124,11 @@ class Reader:
                 return
             if isinstance(item, str):
                 self._deep(item, At(at.role, at.turn, path or ()), kind, editable=path is not None)
+                continue
+            if isinstance(item, int | float) and not isinstance(item, bool):
+                # An account or card number sent as a JSON number is read as its digits.
+                if abs(item) >= _NUMBER_FROM:
+                    self._deep(str(item), At(at.role, at.turn, path or ()), kind, editable=False)
                 continue
             self.nodes += 1
             children = self.children(item)
