@@ -8,6 +8,7 @@ they create no dependency at run time.
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,10 +19,11 @@ PACKAGE = Path(__file__).parent.parent / "src" / "rendersafe"
 # Lowest first. A component may import its own modules and any component in a
 # lower layer, never one in its own layer or above.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"_build", "errors", "findings", "proxy"}),
+    frozenset({"_build", "errors", "findings", "image_proxy"}),
     frozenset({"urls", "shapes"}),
     frozenset({"policy"}),
     frozenset({"conversation"}),
+    frozenset({"judging"}),
     frozenset({"config"}),
     frozenset({"observe"}),
     frozenset({"audit"}),
@@ -116,3 +118,29 @@ def test_ruff_owns_the_formatting() -> None:
         if "# fmt: skip" in line
     ]
     assert len(skips) <= 5, skips
+
+
+def _exception_classes() -> Iterator[tuple[str, str]]:
+    """(module, class) of every public exception class rendersafe defines."""
+    for module in _modules():
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                if any(b.endswith(("Error", "Exception")) for b in bases):
+                    name = ".".join(module.relative_to(PACKAGE.parent).with_suffix("").parts)
+                    yield name, node.name
+
+
+@pytest.mark.parametrize(("module", "name"), list(_exception_classes()))
+def test_every_public_exception_is_a_rendersafe_error(module: str, name: str) -> None:
+    errors = importlib.import_module("rendersafe.errors")
+    if module.endswith("integrations.litellm"):
+        pytest.importorskip("litellm")
+    found = getattr(importlib.import_module(module), name)
+    assert issubclass(found, errors.RenderSafeError), f"{module}.{name}"
+    assert name in (errors.__doc__ or ""), f"errors.py's tree lacks {name}"
+
+
+def test_the_exception_test_sees_exceptions() -> None:
+    assert ("rendersafe.scan.records", "UnknownShapeError") in set(_exception_classes())

@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from rendersafe import ImageProxy, Policy, Sanitizer
-from rendersafe.proxy import proxy_url, sign, verified_target, verify_signature
+from rendersafe.image_proxy import proxy_url, sign, verified_target, verify_signature
 from servers import Server
 
 KEY = "f3a1c9e07b4d2e8a6c5f1b0d9e7a3c2b"

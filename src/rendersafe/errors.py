@@ -1,11 +1,21 @@
-"""Exceptions raised by rendersafe.
+"""Exceptions raised by rendersafe: every one it raises on purpose is a RenderSafeError.
 
-    RenderSafeError             base of everything rendersafe raises on purpose
-    ├── PolicyError             the policy is contradictory or unsafe (also a ValueError)
-    ├── AuditError              the audit log cannot be written where it was asked to be
-    └── SanitizeError           a reply could not be sanitised; nothing was emitted
-        ├── InputTooLargeError  the reply is longer than `Policy.max_input_chars`
-        └── FormatError         a response is not in the wire format it claims
+    RenderSafeError                 base of everything rendersafe raises on purpose
+    ├── PolicyError                 the policy is contradictory or unsafe (a ValueError)
+    ├── AuditError                  the audit log cannot be written where it was asked to be
+    ├── SanitizeError               a reply could not be sanitised; nothing was emitted
+    │   ├── InputTooLargeError      the reply is longer than `Policy.max_input_chars`
+    │   └── FormatError             a response is not in the wire format it claims
+    ├── integrations.litellm.ReplyWithheldError
+    │                               LiteLLM answers with it (502, or 503 while a required
+    │                               audit log is down) instead of the reply
+    ├── gateway.forward.UpstreamError
+    │                               the upstream failed after the response started
+    └── scan errors                 (each also a ValueError, but the last)
+        ├── scan.records.UnknownShapeError    a record in no shape rendersafe reads
+        ├── scan.jsondoc.BrokenDocumentError  a JSON list cut short or broken
+        ├── scan.runner.ScanUsageError        a scan asked to do what it must not
+        └── scan.parquet.ParquetMissingError  a Parquet file, and no pyarrow
 
 The command line exits with `EXIT_CLEAN` (nothing found), `EXIT_FINDINGS` or
 `EXIT_ERROR` (a usage, policy or input error: any `RenderSafeError` it catches).

@@ -150,7 +150,7 @@ class ImageProxy(BaseModel):
     The rewritten source is `{url}?{url_param}=<quoted image URL>&{sig_param}=<HMAC-SHA256 hex>`,
     with `&{expires_param}=<unix time>` before the signature when `expires_in` is set. The
     signature covers the URL, the expiry and the context (`context_key`), so a signed URL
-    does not verify after it expires nor for another context (`rendersafe.proxy`).
+    does not verify after it expires nor for another context (`rendersafe.image_proxy`).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")

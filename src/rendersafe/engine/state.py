@@ -15,11 +15,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..findings import Action, Construct, Reason
+from ..judging import Judge, ReplyJudge
+from ..judging.beacons import image_shape, sent_href, within
 from ..urls import Role, UrlJudge, Verdict
-from .beacons import image_shape, sent_href, within
 from .carry import NO_CHANNELS, Carry, Delta, LenientDefinition
 from .edits import Edit, Keep
-from .judging import Judge, ReplyJudge
 from .regions import Regions
 from .source import SourceText
 from .tables import Table

@@ -24,6 +24,7 @@ import anyio
 import httpx
 from starlette.types import Message, Receive, Scope, Send
 
+from ..errors import RenderSafeError
 from .headers import end_to_end
 from .metrics import Counters
 from .routes import error_body, family_of, route_of
@@ -65,7 +66,7 @@ class Settings:
                 raise ValueError(f"{name} must be a number of seconds above 0, not {value}")
 
 
-class UpstreamError(Exception):
+class UpstreamError(RenderSafeError):
     """The upstream failed (or the proxy stopped it) after the response started."""
 
 

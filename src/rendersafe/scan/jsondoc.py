@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import RenderSafeError
+
 __all__ = ["ArrayReader", "BrokenDocumentError", "Item", "is_array", "splice"]
 
 _BLOCK = 1 << 20
@@ -34,7 +36,7 @@ _BOM = b"\xef\xbb\xbf"
 _OPEN, _QUOTE, _BACKSLASH = b"[{", 0x22, 0x5C
 
 
-class BrokenDocumentError(ValueError):
+class BrokenDocumentError(RenderSafeError, ValueError):
     """The list itself is broken (cut short, or not a list past some point); the rest
     of the file has been copied through unread. `line` is where it broke."""
 

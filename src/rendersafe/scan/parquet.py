@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..errors import RenderSafeError
+
 __all__ = ["ParquetMissingError", "scan_parquet"]
 
 _BATCH_ROWS = 256  # rows held at once
 
 
-class ParquetMissingError(Exception):
+class ParquetMissingError(RenderSafeError):
     """pyarrow is not installed: the file cannot be read."""
 
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..audit.log import audit_key
+from ..errors import RenderSafeError
 from . import progress as meter
 from .inputs import DEFAULT_INCLUDE, NO_MATCH, Found, Task, discover, plan, remove_if_stale
 from .options import ScanOptions
@@ -38,7 +39,7 @@ Progress = Callable[[PartResult], None]
 _PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
-class ScanUsageError(ValueError):
+class ScanUsageError(RenderSafeError, ValueError):
     """The scan was asked for something it must not do (overwrite its input)."""
 
 

@@ -65,7 +65,7 @@ from markdown_it.common.utils import unescapeAll
 
 from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
-from ..engine.judging import Judge, ReplyJudge
+from ..judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 from ..findings import Reason
-from ..proxy import proxy_url, verified_target
+from ..image_proxy import proxy_url, verified_target
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
 from .parse import ParsedUrl, parse_url
