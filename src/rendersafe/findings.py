@@ -66,6 +66,10 @@ class Reason(StrEnum):
     CANARY = "canary"
     BEACON = "beacon"
     HOST_NOT_IN_CONVERSATION = "host_not_in_conversation"
+    OBSERVABLE_HOST_BUDGET = "observable_host_budget"
+    IMAGE_CHOICE = "image_choice"
+    LAUNDERED_COPY = "laundered_copy"
+    CONVERSATION_TRUNCATED = "conversation_truncated"
 
 
 class Finding(BaseModel):

@@ -297,6 +297,10 @@ RemovedImage = Literal["alt_and_marker", "alt", "marker", "nothing"]
 DataLink = Literal["text", "text_and_marker", "nothing"]
 RawHtml = Literal["sanitize", "escape", "strip"]
 LinkHosts = Literal["any", "conversation"]
+Links = Literal["balanced", "strict"]
+# The roles a conversation's messages can have (`rendersafe.shapes`), and the ones
+# whose words may be trusted as the user's.
+_ROLES = frozenset({"user", "system", "developer", "tool", "model", "unknown"})
 Mode = Literal["enforce", "monitor"]
 # A canary shorter than this would match honest text by chance.
 MIN_CANARY_CHARS = 8
@@ -380,6 +384,52 @@ class Policy(BaseModel):
         description="Images (and links) on one host whose URLs differ only in a short token "
         "kept per reply; the rest are one data channel and removed (reason beacon).",
     )
+    links: Links = Field(
+        "balanced",
+        description="With the conversation, who may read a link decides how much the model "
+        "may choose in it. balanced: a host nobody in the conversation named, or one the "
+        "user named, may be sent `link_budget_bits` of the model's choosing (the user's own "
+        "words to the user's own service are free); a host only a tool named, an "
+        "observable host (shorteners, forms, bins, redirects) and a conversation not read "
+        "whole get none beyond copies. strict: no host anyone else can read gets any.",
+    )
+    link_budget_bits: float = Field(
+        640.0,
+        ge=0,
+        le=1_000_000,
+        description="Bits of the model's own choosing (`judging/bits.py`: words, not "
+        "patterns) one observer nobody in the conversation named may be sent in links, "
+        "per reply, in balanced mode: a link written from memory.",
+    )
+    named_host_budget_bits: float = Field(
+        64.0,
+        ge=0,
+        le=1_000_000,
+        description="Bits of the model's own choosing one observer the user named may be "
+        "sent in links, per reply, in balanced mode (the words the user wrote are free "
+        "there); also what a search result may echo of the model's query.",
+    )
+    image_budget_bits: float = Field(
+        6.0,
+        ge=0,
+        le=1_000_000,
+        description="Bits of the model's choosing one observer may be sent in images, per "
+        "reply: a choice among a few copied images, no composed one.",
+    )
+    copy_choice_bits: float = Field(
+        6.0,
+        ge=0,
+        le=1_000_000,
+        description="Bits one observer the user did not name may be sent in links by the "
+        "choice among URLs copied from the conversation, per reply (log2 of the copies on "
+        "its host, a copy): a few citations, not an alphabet of pre-built links.",
+    )
+    trusted_roles: tuple[str, ...] = Field(
+        ("user", "system", "developer"),
+        description="The roles whose words are the user's (or the operator's): a host one "
+        "of them named first is the user's own service. Leave `user` out where other "
+        "agents' messages arrive as user messages.",
+    )
     mode: Mode = Field(
         "enforce",
         description="enforce: replies are sanitised; monitor (shadow mode): replies pass "
@@ -407,6 +457,8 @@ class Policy(BaseModel):
             data["allowed_link_schemes"] = _schemes(data["allowed_link_schemes"])
         if "canaries" in data:
             data["canaries"] = _canaries(data["canaries"])
+        if "trusted_roles" in data:
+            data["trusted_roles"] = _roles(data["trusted_roles"])
         return data
 
     @model_validator(mode="after")
@@ -447,6 +499,20 @@ def _as_list(field: str, value: Any, limit: int) -> list[str]:
         if not isinstance(item, str):
             raise PolicyError(field, f"expected a list of strings, got {_shown.repr(item)} in it")
     return list(value)
+
+
+def _roles(value: Any) -> tuple[str, ...]:
+    roles = tuple(dict.fromkeys(r.strip().lower() for r in _as_list("trusted_roles", value, 8)))
+    odd = [r for r in roles if r not in _ROLES]
+    if odd:
+        raise PolicyError(
+            "trusted_roles", f"{_shown.repr(odd)}: roles are {', '.join(sorted(_ROLES))}"
+        )
+    if "model" in roles or "unknown" in roles:
+        raise PolicyError(
+            "trusted_roles", "the model's own words (and words of no known author) prove nothing"
+        )
+    return roles
 
 
 def _canaries(value: Any) -> tuple[str, ...]:

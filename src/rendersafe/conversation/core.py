@@ -21,12 +21,13 @@ from dataclasses import dataclass
 from typing import ClassVar
 from urllib.parse import unquote
 
-from ..shapes import Chat
+from ..shapes import TRUSTED_ROLES, Chat
 from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
 from .messages import UNPROVEN_ROLES, USER_ROLES, Message, read_messages
 from .parts import covered
 from .prose import ProseIndex
+from .provenance import Provenance
 from .readings import Readings, url_readings
 from .seen import SeenHosts, SeenUrls
 from .sent import model_urls
@@ -42,6 +43,7 @@ _MAX_RECENT = 16
 _RECENT: OrderedDict[tuple[object, ...], Conversation] = OrderedDict()
 _RECENT_LOCK = threading.Lock()
 
+TRUSTED: frozenset[str] = frozenset(TRUSTED_ROLES)
 _ADDRESS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
 
 
@@ -74,6 +76,7 @@ class Conversation:
         "_owned",
         "_pieces",
         "_prose",
+        "_provenance",
         "_sent",
         "_urls",
         "messages",
@@ -101,6 +104,7 @@ class Conversation:
         self._hosts: SeenHosts | None = None
         self._owned: frozenset[str] | None = None
         self._sent: tuple[dict[bytes, int], bytes] | None = None
+        self._provenance: dict[frozenset[str], Provenance] = {}
 
     @classmethod
     def from_messages(
@@ -164,6 +168,27 @@ class Conversation:
         if self._urls is None:
             self._urls = SeenUrls(self._text(), self._given())
         return href in self._urls
+
+    def copied_at(self, href: str) -> int | None:
+        """The message `href` was first seen in verbatim, if the model did not write that
+        message (None: not copied)."""
+        if self._urls is None:
+            self._urls = SeenUrls(self._text(), self._given())
+        return self._urls.first(href)
+
+    def copies_on(self, host: str) -> int:
+        """How many distinct URLs on `host` the conversation gave (a copy is a choice
+        among them)."""
+        if self._urls is None:
+            self._urls = SeenUrls(self._text(), self._given())
+        return self._urls.on_host(host)
+
+    def provenance(self, trusted: frozenset[str] = TRUSTED) -> Provenance:
+        """Who named each site first, with `trusted` the roles whose words are the user's."""
+        found = self._provenance.get(trusted)
+        if found is None:
+            found = self._provenance[trusted] = Provenance(self.messages, self._text(), trusted)
+        return found
 
     def has_host(self, host: str) -> bool:
         """Was `host` seen in a URL or as a bare domain of the conversation?"""

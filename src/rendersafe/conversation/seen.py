@@ -28,7 +28,7 @@ from ..urls.parse import parse_url
 from .index import Corpus, MessageText, host_of, registered
 from .messages import MEMO_CHARS
 
-__all__ = ["SeenHosts", "SeenUrls", "normal_url"]
+__all__ = ["SeenHosts", "SeenUrls", "bare_of", "normal_url"]
 
 # A URL already normal: lower-case scheme and host, no port, a path, no escapes.
 _NORMAL = re.compile(r"https?://[a-z0-9.-]+/[^%\s]*")
@@ -83,34 +83,45 @@ def _whatwg(url: str) -> tuple[str, str] | None:
 
 class SeenUrls:
     """The URLs of a conversation first seen in a message the model did not write
-    (`given`, by message); each host's normalised on first ask, message by message (a
-    message's are normalised once per process)."""
+    (`given`, by message), and in which message; each host's normalised on first ask,
+    message by message (a message's are normalised once per process)."""
 
     __slots__ = ("_given", "_normal", "_texts")
 
     def __init__(self, corpus: Corpus, given: Sequence[bool]) -> None:
         self._texts = corpus.texts
         self._given = given
-        self._normal: dict[str, set[str]] = {}
+        self._normal: dict[str, dict[str, int]] = {}
 
     def __contains__(self, href: object) -> bool:
-        if not isinstance(href, str):
-            return False
+        return isinstance(href, str) and self.first(href) is not None
+
+    def first(self, href: str) -> int | None:
+        """The message `href` was first seen in, if that message was given; else None."""
         forms = [_normalise(href)]
         if _WHATWG.search(href):
             forms.append(_whatwg(href))
-        return any(form is not None and form[0] in self._of(form[1]) for form in forms)
+        for form in forms:
+            if form is not None and (found := self._of(form[1]).get(form[0])) is not None:
+                return found
+        return None
 
-    def _of(self, host: str) -> set[str]:
+    def on_host(self, host: str) -> int:
+        """How many distinct URLs on `host` were given: the choices a copy is made from."""
+        return len(self._of(host))
+
+    def _of(self, host: str) -> dict[str, int]:
         normal = self._normal.get(host)
         if normal is None:
-            first: dict[str, bool] = {}
-            for text, given in zip(self._texts, self._given, strict=True):
+            first: dict[str, tuple[bool, int]] = {}
+            for index, (text, given) in enumerate(zip(self._texts, self._given, strict=True)):
                 if text.has_host(host):
                     small = len(text.chunk) <= MEMO_CHARS
                     for url in (_normal_urls if small else _read_normal_urls)(text, host):
-                        first.setdefault(url, given)
-            normal = self._normal[host] = {url for url, given in first.items() if given}
+                        first.setdefault(url, (given, index))
+            normal = self._normal[host] = {
+                url: index for url, (given, index) in first.items() if given
+            }
         return normal
 
 
@@ -175,7 +186,7 @@ class SeenHosts:
         if _among(host, self._urls):
             return True
         if self._bare is None:
-            self._bare = self._first_given(map(_bare_of, self._texts))
+            self._bare = self._first_given(map(bare_of, self._texts))
         return _among(host, self._bare)
 
     def _first_given(self, by_message: Iterator[Iterable[str]]) -> set[str]:
@@ -192,7 +203,7 @@ class SeenHosts:
         return any(".".join(labels[i:]) in self for i in range(len(labels) - 1))
 
 
-def _bare_of(text: MessageText) -> frozenset[str]:
+def bare_of(text: MessageText) -> frozenset[str]:
     """The bare domains of one message (once per process, up to `MEMO_CHARS`)."""
     if len(text.chunk) > MEMO_CHARS:
         return frozenset(_bare_domains(text.chunk.lower()))

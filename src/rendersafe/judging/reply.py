@@ -29,7 +29,9 @@ from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
+from ..urls.observers import HostClass, Observer, observer_of
 from .beacons import LinkBeacons, link_shapes, sent_href
+from .budget import Budget
 
 __all__ = ["Judge", "ReplyJudge"]
 
@@ -83,6 +85,8 @@ class ReplyJudge:
         self.conversation = conversation
         self.proxy_context = proxy_context
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
+        # What the model may send each observer, with a conversation to tell copies by.
+        self._budget = Budget(urls.policy, conversation) if conversation is not None else None
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
         # `peek`'s verdicts on links, shared by the replies of one policy: without a
@@ -170,14 +174,36 @@ class ReplyJudge:
     def _in_reply(self, verdict: Verdict, role: Role, *, copied: bool = False) -> Verdict:
         """A URL the policy keeps, judged with the conversation and the reply so far."""
         url = verdict.url
-        if not copied and (taint := self._taint(url)) is not None and not self._copied(url):
+        taint = None if copied else self._taint(url)
+        if taint is not None and self._copied(url):
+            taint = None
+        observer = self._observer(url, role) if self._budget is not None else None
+        if observer is not None and observer.cls is HostClass.SEALED:
+            taint = None  # the user's own data, to the one service that reads it
+        if taint is not None and (observer is None or not observer.reads_data):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
+        if observer is not None and self._budget is not None:
+            spent = self._budget.admit(url, observer, role, taint)
+            if spent is not None:
+                return replace(_dropped(verdict, spent.reason), source=spent.detail)
         if role is Role.LINK and self._unseen_host(url):
             return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
         if role is Role.LINK and _counted(url) and not self._links.admits(url):
             return _dropped(verdict, Reason.BEACON)
         return verdict
+
+    def _observer(self, url: ParsedUrl, role: Role) -> Observer:
+        """Who reads a request to `url`. The policy's trusted hosts are trusted; so is an
+        image host the policy allows, unless anyone can publish or fetch through it (a
+        tenant's or an observable host: the allowlist names a service, not its users)."""
+        if self.urls.trusts(url):
+            return Observer(HostClass.TRUSTED, url.host)
+        found = observer_of(url)
+        allowed = role is Role.IMAGE and self.urls.allows_image_host(url)
+        if allowed and found.cls is HostClass.UNKNOWN:
+            return Observer(HostClass.TRUSTED, found.key)
+        return found
 
     def _copied(self, url: ParsedUrl) -> bool:
         conversation = self.conversation

@@ -125,6 +125,26 @@ RULES: MappingProxyType[Reason, tuple[float, str]] = MappingProxyType(
             4.0,
             "A link to a host neither trusted, allowed nor seen in the conversation.",
         ),
+        _R.OBSERVABLE_HOST_BUDGET: (
+            7.5,
+            "A link to a host someone else can read, carrying more of the model's own choosing "
+            "than its budget allows (none where only a tool named the host).",
+        ),
+        _R.IMAGE_CHOICE: (
+            8.0,
+            "An image whose URL the model chose (composed, or picked among many copies): it "
+            "is fetched with no click, so almost nothing chosen may reach its host.",
+        ),
+        _R.LAUNDERED_COPY: (
+            8.0,
+            "A URL copied from a tool or another agent that carries what the model wrote first "
+            "(a printed URL, an echoed query, a wrapped link): the model's choice, not a copy.",
+        ),
+        _R.CONVERSATION_TRUNCATED: (
+            6.0,
+            "A link the model composed, in a reply whose conversation was not read whole: "
+            "judged as strictly as the unread part requires.",
+        ),
     }
 )
 

@@ -28,30 +28,71 @@ from .datafiles import entries
 if TYPE_CHECKING:
     from .parse import ParsedUrl, UrlParts
 
-__all__ = ["SEALED_SERVICES", "sealed_parts", "sealed_service"]
+__all__ = [
+    "SEALED_ENTRIES",
+    "SEALED_EXCEPTIONS",
+    "SEALED_SERVICES",
+    "PathTable",
+    "sealed_parts",
+    "sealed_service",
+]
 
 SEALED_SERVICES = entries("sealed_services.txt")
 _SEALED_SCHEMES = ("https://", "http://")
 
 
-def _table(wanted: bool) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """(exact hosts, wildcard domains) -> lowercase path prefixes, for entries or exceptions."""
-    exact: dict[str, list[str]] = defaultdict(list)
-    wild: dict[str, list[str]] = defaultdict(list)
+class PathTable:
+    """Entries `host`, `host/path` and `*.domain[/path]`: does one cover a host and path?
+
+    A path entry covers its path and what is below it, whole segments ("" covers the
+    whole host); `prefix=True` matches any prefix, whole segment or not (exceptions)."""
+
+    __slots__ = ("_exact", "_prefix", "_wild")
+
+    def __init__(self, entries: list[str], *, prefix: bool = False) -> None:
+        exact: dict[str, list[str]] = defaultdict(list)
+        wild: dict[str, list[str]] = defaultdict(list)
+        for entry in entries:
+            host, slash, path = entry.partition("/")
+            table = wild if host.startswith("*.") else exact
+            table[host.removeprefix("*.")].append((slash + path).lower())
+        self._exact = {h: tuple(p) for h, p in exact.items()}
+        self._wild = {h: tuple(p) for h, p in wild.items()}
+        self._prefix = prefix
+
+    def prefixes(self, host: str) -> tuple[str, ...]:
+        """The paths the entries for `host` (exact, or a wildcard above it) name."""
+        found = self._exact.get(host, ())
+        labels = host.split(".")
+        for i in range(1, len(labels) - 1):
+            found += self._wild.get(".".join(labels[i:]), ())
+        return found
+
+    def covers(self, host: str, path: str) -> bool:
+        """Does an entry cover `path` (lowercase) on `host`?"""
+        if self._prefix:
+            return any(path.startswith(p) for p in self.prefixes(host))
+        return any(_under(path, p) for p in self.prefixes(host))
+
+
+SEALED_ENTRIES = PathTable([e for e, _ in SEALED_SERVICES if not e.startswith("-")])
+SEALED_EXCEPTIONS = PathTable(
+    [e[1:] for e, _ in SEALED_SERVICES if e.startswith("-") and "?" not in e], prefix=True
+)
+
+
+def _parameter_exceptions() -> dict[str, list[tuple[str, str]]]:
+    """Exceptions by a query parameter: host -> [(path prefix, parameter or "*")]."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for entry, _why in SEALED_SERVICES:
-        if entry.startswith("-") == wanted:
-            continue
-        host, slash, path = entry.lstrip("-").partition("/")
-        table = wild if host.startswith("*.") else exact
-        table[host.removeprefix("*.")].append((slash + path).lower())
-    return (
-        {h: tuple(p) for h, p in exact.items()},
-        {h: tuple(p) for h, p in wild.items()},
-    )
+        if entry.startswith("-") and "?" in entry:
+            where, _, parameter = entry[1:].partition("?")
+            host, slash, path = where.partition("/")
+            found[host].append(((slash + path).lower(), parameter))
+    return dict(found)
 
 
-_ENTRIES = _table(True)
-_EXCEPTIONS = _table(False)
+_BY_PARAMETER = _parameter_exceptions()
 
 
 def sealed_service(url: ParsedUrl) -> bool:
@@ -69,24 +110,28 @@ def sealed_parts(parts: UrlParts) -> bool:
     """`sealed_service` for the parts of a URL a browser resolved."""
     if not parts.href.startswith(_SEALED_SCHEMES) or parts.port or parts.username:
         return False
-    if parts.password or not _prefixes(_ENTRIES, parts.host):
+    if parts.password or not SEALED_ENTRIES.prefixes(parts.host):
         return False
     path = (parts.path or "/").lower()
-    if any(path.startswith(p) for p in _prefixes(_EXCEPTIONS, parts.host)):
+    if SEALED_EXCEPTIONS.covers(parts.host, path):
         return False
     # A `!bang` sends the search on to another site, the query with it.
-    if "!" in unquote_plus(parts.query):
+    if "!" in unquote_plus(parts.query) or _parameter_excepted(parts.host, path, parts.query):
         return False
-    return any(_under(path, prefix) for prefix in _prefixes(_ENTRIES, parts.host))
+    return SEALED_ENTRIES.covers(parts.host, path)
 
 
-def _prefixes(table: tuple[dict[str, tuple[str, ...]], ...], host: str) -> tuple[str, ...]:
-    exact, wild = table
-    found = exact.get(host, ())
-    labels = host.split(".")
-    for i in range(1, len(labels) - 1):
-        found += wild.get(".".join(labels[i:]), ())
-    return found
+def _parameter_excepted(host: str, path: str, query: str) -> bool:
+    """Does a `-host/path?param` exception cover the URL: an affiliate's tag, a query a
+    page's ads would read?"""
+    rules = _BY_PARAMETER.get(host)
+    if not rules or not query.strip("?"):
+        return False
+    names = {pair.partition("=")[0].lower() for pair in query.lstrip("?").split("&")}
+    return any(
+        path.startswith(prefix) and (parameter == "*" or parameter.lower() in names)
+        for prefix, parameter in rules
+    )
 
 
 def _under(path: str, prefix: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-__all__ = ["entries"]
+__all__ = ["entries", "words"]
 
 
 def entries(name: str) -> tuple[tuple[str, str], ...]:
@@ -22,3 +22,11 @@ def entries(name: str) -> tuple[tuple[str, str], ...]:
             raise ValueError(f"data/{name}:{number}: {entry!r} has no reason")
         found.append((entry, reason.strip()))
     return tuple(found)
+
+
+def words(name: str) -> frozenset[str]:
+    """The first word of each line of `data/<name>` (`#` starts a comment line)."""
+    text = files(__name__.rpartition(".")[0]).joinpath("data", name).read_text(encoding="utf-8")
+    return frozenset(
+        line.split()[0] for line in text.splitlines() if line.strip() and line[0] != "#"
+    )

@@ -25,6 +25,7 @@ __all__ = [
     "SHARED_TENANT_HOSTS",
     "HostSet",
     "normalise_host",
+    "private_suffix",
     "registrable_domain",
     "sealed_service",
     "split_host",
@@ -81,6 +82,14 @@ def split_host(host: str) -> tuple[str, str, str]:
         return "", "", ""
     parts = _extractor()(host)
     return parts.subdomain, parts.top_domain_under_public_suffix, parts.suffix
+
+
+def private_suffix(host: str) -> bool:
+    """Is `host` under a suffix of the PSL's private section (`github.io`, `vercel.app`,
+    `s3.amazonaws.com`): a name anyone can register a subdomain of?"""
+    if is_ip_literal(host):
+        return False
+    return bool(_extractor()(host).is_private)
 
 
 def registrable_domain(host: str) -> str:

@@ -1,0 +1,128 @@
+"""How many bits the model chose in a URL: what an observer of it can learn from it.
+
+    free_text(parse_url("https://docs.example.dev/guide/install?v=2"), "example.dev")
+    # "docs/guide/install?v=2"
+    price("guide/install?v=2")     # ~ 25 bits: two common words, a digit, separators
+
+The free part of a URL is everything the model could vary without changing who reads
+the request: the host's labels below its observer, user info, a port, the path, the
+query and the fragment, percent-escapes decoded. It is priced word by word:
+
+    a word URLs are made of (data/url_words.txt)   -log2 of its frequency there
+    an English word (data/english_words.txt)       `WORD_BITS`, whatever its length
+    anything else                                  its length x log2 of its alphabet
+                                                   (digits 3.3, letters 4.7, mixed 5.7)
+    a separator or other ASCII character           1 bit; any other character 8 bits
+
+This does not recognise data: it bounds what any encoding can carry. An English slug
+costs about what its words could carry; a key, reversed, shifted or XORed, costs its
+length in random characters; an acrostic costs a word per letter it carries.
+`explained` characters (copied from a trusted source) cost nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from urllib.parse import unquote
+
+from ..urls.datafiles import entries, words
+from ..urls.parse import ParsedUrl
+
+__all__ = ["WORD_BITS", "free_text", "price", "tokens"]
+
+WORD_BITS = 12.0
+_SEPARATOR_BITS = 1.0
+_OTHER_BITS = 8.0
+_DIGIT_BITS = math.log2(10)
+_LETTER_BITS = math.log2(26)
+_MIXED_BITS = math.log2(62)
+# Words of a URL: a run of letters (a capital starting a camelCase word with it), of
+# capitals, or of digits; anything else is one character.
+_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|.", re.DOTALL)
+
+
+@functools.cache
+def _url_words() -> dict[str, float]:
+    counted = [(word, int(count)) for word, count in entries("url_words.txt")]
+    total = sum(count for _, count in counted) or 1
+    return {word: min(WORD_BITS, max(1.0, math.log2(total / count))) for word, count in counted}
+
+
+@functools.cache
+def _english() -> frozenset[str]:
+    return words("english_words.txt")
+
+
+def free_text(url: ParsedUrl, observer: str) -> str:
+    """The parts of `url` the model chose beyond its `observer` (the name that says who
+    reads it: a registrable domain, a code host's `github.com/<owner>`), decoded."""
+    parts = url.parts
+    if parts is None:
+        return url.raw
+    site, _, owner = observer.partition(":")[0].partition("/")
+    host = url.host
+    below = host[: -len(site)].rstrip(".") if host.endswith(site) else host
+    if owner:
+        below = ""  # the account's host (github.com, raw.githubusercontent.com) is its site
+    if below == "www":
+        below = ""
+    user = f"{parts.username}:{parts.password}@" if parts.username or parts.password else ""
+    port = f":{parts.port}" if parts.port else ""
+    path = parts.path
+    if owner and path.lower().startswith(f"/{owner}"):
+        path = path[len(owner) + 1 :]  # the account that reads it, not a choice
+    rest = path + parts.query + parts.fragment
+    return unquote(f"{below}{user}{port}{rest}", errors="replace")
+
+
+def tokens(text: str) -> list[tuple[int, int]]:
+    """The spans of the words and single characters of `text`."""
+    return [match.span() for match in _TOKEN.finditer(text)]
+
+
+def price(text: str, explained: Sequence[bool] | None = None) -> float:
+    """The bits `text` carries, its `explained` characters free."""
+    total = 0.0
+    for start, end in tokens(text):
+        if explained is not None and all(explained[start:end]):
+            continue
+        token = text[start:end]
+        if explained is not None and any(explained[start:end]):
+            free = "".join(c for c, e in zip(token, explained[start:end], strict=True) if not e)
+            total += _characters(free)
+        else:
+            total += _token(token)
+    return total
+
+
+@functools.lru_cache(maxsize=16384)
+def _token(token: str) -> float:
+    if not token.isalnum() or not token.isascii():
+        return _characters(token)
+    lower = token.lower()
+    capital = 1.0 if token[0].isupper() else 0.0
+    if token.isupper() and len(token) > 1:
+        capital = 1.0  # one choice: the whole word in capitals
+    known = _url_words().get(lower)
+    if known is not None:
+        return known + capital
+    if len(lower) >= 3 and lower in _english():
+        return WORD_BITS + capital
+    return _characters(token)
+
+
+def _characters(text: str) -> float:
+    if not text:
+        return 0.0
+    if text.isascii() and text.isalnum():
+        if text.isdigit():
+            return len(text) * _DIGIT_BITS
+        if text.isalpha() and (text.islower() or text.isupper()):
+            return len(text) * _LETTER_BITS
+        return len(text) * _MIXED_BITS
+    return sum(_SEPARATOR_BITS if c.isascii() else _OTHER_BITS for c in text) + sum(
+        _MIXED_BITS - _SEPARATOR_BITS for c in text if c.isascii() and c.isalnum()
+    )

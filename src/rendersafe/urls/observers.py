@@ -1,0 +1,135 @@
+"""Who can read a request to a URL: its host class, and the observer it reaches.
+
+    observer_of(parse_url("https://alice.github.io/p?x=1"))
+    # Observer(cls=HostClass.TENANT, key="alice.github.io")
+
+    own         a relative URL (the chat's own origin), the user's own machine (loopback)
+    trusted     the policy's `trusted_link_hosts` (decided by the judge, which has them)
+    sealed      a first-party service only the service itself reads (data/sealed_services.txt)
+    observable  a host whose purpose lets someone else read the request: shorteners,
+                forms, bins, analytics collectors, pastes, redirects, uploads, fetchers
+                (data/observable_hosts.txt)
+    tenant      a host anyone can claim a name on and then read: every subdomain of a
+                private suffix of the public suffix list (`alice.github.io`), and a code
+                host's repository pages (`github.com/<owner>/...`: its traffic insights)
+    unknown     anything else, read as observable: whoever runs it
+
+The observer is who reads the request: the registrable domain (a tenant's own name under
+a private suffix, a repository owner on a code host), with a port other than the
+default. What the model sends to one observer adds up, across URLs and replies.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib.resources import files
+from typing import TYPE_CHECKING
+
+from .classes import PathTable, sealed_service
+from .datafiles import entries
+from .hosts import is_ip_literal, private_suffix, registrable_domain
+
+if TYPE_CHECKING:
+    from .parse import ParsedUrl
+
+__all__ = ["HostClass", "Observer", "observer_of", "site_of"]
+
+
+class HostClass(StrEnum):
+    """Who, besides the user, can read a request to a host."""
+
+    OWN = "own"
+    TRUSTED = "trusted"
+    SEALED = "sealed"
+    OBSERVABLE = "observable"
+    TENANT = "tenant"
+    UNKNOWN = "unknown"
+
+
+# Hosts whose pages below the first path segment belong to an account that reads its
+# visitors' paths (a repository's traffic insights, a project's README images), and the
+# hosts that serve an account's files under its name (the same owner reads them).
+_CODE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})
+_OWNED_FILES = frozenset(
+    {
+        "raw.githubusercontent.com",
+        "gist.githubusercontent.com",
+        "gist.github.com",
+        "res.cloudinary.com",  # /<cloud name>/image/fetch/<any URL>: the account's
+    }
+)
+_TENANT_SECTION = "# tenant suffixes"
+
+
+def _tables() -> tuple[PathTable, PathTable]:
+    """The observable entries, and the tenant suffixes (the file's last section)."""
+    listed = entries("observable_hosts.txt")
+    text = (files(__package__).joinpath("data", "observable_hosts.txt")).read_text("utf-8")
+    tenant_lines = text.partition(f"\n{_TENANT_SECTION}\n")[2].splitlines()
+    tenants = {line.split()[0] for line in tenant_lines if line.strip() and line[0] != "#"}
+    observable = [entry for entry, _why in listed if entry not in tenants]
+    return PathTable(observable), PathTable(sorted(tenants))
+
+
+_OBSERVABLE, _TENANTS = _tables()
+
+
+@dataclass(frozen=True, slots=True)
+class Observer:
+    """The class of a URL's host, and who reads requests to it (`key`)."""
+
+    cls: HostClass
+    key: str
+
+    @property
+    def reads_data(self) -> bool:
+        """Can someone other than the user and the service read what the URL carries?"""
+        return self.cls in (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
+
+
+def observer_of(url: ParsedUrl) -> Observer:
+    """The host class of `url` and who reads it (trusted hosts are the judge's to say)."""
+    parts = url.parts
+    if url.relative or parts is None or not url.host or _loopback(url.host):
+        return Observer(HostClass.OWN, "")
+    host = url.host
+    port = f":{parts.port}" if parts.port else ""
+    path = (parts.path or "/").lower()
+    owner = path.split("/", 2)[1] if path.count("/") >= 2 else ""
+    if sealed_service(url):
+        found = Observer(HostClass.SEALED, site_of(host))
+    elif host in _OWNED_FILES and owner:
+        found = Observer(HostClass.TENANT, f"{host}/{owner}")
+    elif _OBSERVABLE.covers(host, path):
+        found = Observer(HostClass.OBSERVABLE, site_of(host))
+    elif private_suffix(host):
+        found = Observer(HostClass.TENANT, site_of(host))
+    elif _TENANTS.covers(host, path):  # a tenant host the suffix list does not know
+        found = Observer(HostClass.TENANT, host)
+    elif site_of(host) in _CODE_HOSTS and owner:
+        found = Observer(HostClass.TENANT, f"{site_of(host)}/{owner}")
+    else:
+        found = Observer(HostClass.UNKNOWN, site_of(host))
+    return Observer(found.cls, found.key + port) if port else found
+
+
+def _loopback(host: str) -> bool:
+    """Is `host` the user's own machine (localhost, 127.0.0.0/8, ::1): no one else's?"""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@functools.lru_cache(maxsize=8192)
+def site_of(host: str) -> str:
+    """The site of `host`: its registrable domain (itself for an IP, or a name under no
+    known suffix)."""
+    if is_ip_literal(host):
+        return host
+    return registrable_domain(host) or host
