@@ -27,7 +27,7 @@ from .urls.hosts import (
     split_port,
 )
 
-__all__ = ["ImageProxy", "Policy", "Thresholds"]
+__all__ = ["ImageProxy", "LinkInterstitial", "Policy", "Thresholds"]
 
 # Schemes that run code or read local files: no policy may allow them for links.
 FORBIDDEN_SCHEMES = frozenset({"javascript", "vbscript", "file", "data", "blob", "filesystem"})
@@ -218,10 +218,9 @@ class ImageProxy(BaseModel):
         return self
 
 
-def _proxy_endpoint(url: str) -> str:
-    """The proxy URL as a browser reads it; a `PolicyError` for any URL that could
+def _proxy_endpoint(url: str, field: str = "image_proxy.url") -> str:
+    """The endpoint URL as a browser reads it; a `PolicyError` for any URL that could
     point elsewhere than it reads (user info, backslashes, encoded or odd hosts)."""
-    field = "image_proxy.url"
     shown = _shown.repr(url)
     if len(url) > MAX_PROXY_URL_CHARS:
         raise PolicyError(field, f"{shown} is longer than {MAX_PROXY_URL_CHARS} characters")
@@ -261,8 +260,7 @@ def _proxy_endpoint(url: str) -> str:
     return canonical
 
 
-def _check_key(key: str) -> None:
-    field = "image_proxy.key"
+def _check_key(key: str, field: str = "image_proxy.key") -> None:
     fix = "(e.g. `openssl rand -hex 32`)"
     if not key.strip():
         raise PolicyError(field, f"the key is only whitespace; use random characters {fix}")
@@ -291,6 +289,54 @@ def _check_host_length(field: str, raw: str, host: str) -> None:
             f"{_shown.repr(raw)}: a host name has at most {MAX_HOST_CHARS} characters and "
             f"labels of at most {MAX_LABEL_CHARS}",
         )
+
+
+class LinkInterstitial(BaseModel):
+    """A click-through page on the operator's origin for links the budget takes out.
+
+    Such a link then goes to `{url}?to=<the destination>&class=<its host class>
+    &exp=<unix time>&sig=<HMAC-SHA256>`; the ASGI middleware (and `rendersafe proxy`)
+    serve that page at `url`'s path: it shows the full destination and its host class,
+    and lets the user go on deliberately. The signature covers all of it, so the page
+    is no open redirect; the page never fetches the destination and sends no Referer.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    url: str = Field(
+        description="Absolute https URL of the page, on the chat's own origin, without query, "
+        "fragment or user info."
+    )
+    key: SecretStr = Field(
+        description=f"HMAC key the page verifies with: {MIN_KEY_CHARS} to {MAX_KEY_CHARS} "
+        "random characters (not the image proxy's)."
+    )
+    expires_in: int = Field(
+        7 * 24 * 3600,
+        ge=60,
+        le=MAX_EXPIRES_SECONDS,
+        description="Seconds a click-through link stays valid (rounded up to the minute).",
+    )
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _policy_error(exc, "link_interstitial") from None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            _refuse_bools(cls, data, "link_interstitial.")
+            if isinstance(data.get("url"), str):
+                data = {**data, "url": _proxy_endpoint(data["url"], "link_interstitial.url")}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> LinkInterstitial:
+        _check_key(self.key.get_secret_value(), "link_interstitial.key")
+        return self
 
 
 RemovedImage = Literal["alt_and_marker", "alt", "marker", "nothing"]
@@ -416,6 +462,14 @@ class Policy(BaseModel):
         description="Bits of the model's choosing one observer may be sent in images, per "
         "reply: a choice among a few copied images, no composed one.",
     )
+    conversation_budget_factor: float = Field(
+        2.0,
+        ge=1,
+        le=1000,
+        description="A conversation's replies together may send one observer this many "
+        "times a reply's budget (the model's earlier turns, as the client sends them back, "
+        "are counted with each reply).",
+    )
     copy_choice_bits: float = Field(
         6.0,
         ge=0,
@@ -423,6 +477,12 @@ class Policy(BaseModel):
         description="Bits one observer the user did not name may be sent in links by the "
         "choice among URLs copied from the conversation, per reply (log2 of the copies on "
         "its host, a copy): a few citations, not an alphabet of pre-built links.",
+    )
+    link_interstitial: LinkInterstitial | None = Field(
+        None,
+        description="A link the budget takes out becomes a link to this click-through page "
+        "(see LinkInterstitial); without one it becomes its text and its URL, shown inert "
+        "as code.",
     )
     trusted_roles: tuple[str, ...] = Field(
         ("user", "system", "developer"),

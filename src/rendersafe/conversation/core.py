@@ -223,6 +223,10 @@ class Conversation:
             partial.extend((key, self._at(e.message, e.kind), mask) for key, e, mask in parts)
         return [(key, self._at(entry.message, entry.kind)) for key, entry in hits]
 
+    def model_urls(self) -> list[str]:
+        """The URLs of the model's earlier replies, newest first (`sent.model_urls`)."""
+        return model_urls(self.messages)
+
     def sent(self, key: bytes) -> int:
         """Which characters of the long `key` the model's earlier replies sent in their
         URLs' parts (`parts.covered`, as bits; `sent.model_urls`): a key spread over

@@ -255,14 +255,34 @@ class Pass:
             return (self.markers.image,)
         return (alt,) if mode == "alt" else (alt, " " + self.markers.image)
 
-    def link_parts(self, text: Keep | None) -> tuple[str | Keep, ...]:
-        """What replaces a link that carries data; `text` None when the text is the URL."""
+    def link_parts(
+        self, text: Keep | None, verdict: Verdict | None = None
+    ) -> tuple[str | Keep, ...]:
+        """What replaces a link that carries data; `text` None when the text is the URL.
+
+        A link taken out only for what the model chose to send a host someone else
+        reads (its budget, `judging.budget`) keeps its URL in view: inert, as code after
+        its text, or behind the policy's click-through page."""
+        if verdict is not None and verdict.reasons and set(verdict.reasons) <= BUDGET_REASONS:
+            return self._over_budget(text, verdict)
         mode = self.policy.data_link
         if mode == "nothing":
             return ()
         if text is None or text.end <= text.start:
             return (self.markers.link,)
         return (text,) if mode == "text" else (text, " " + self.markers.link)
+
+    def _over_budget(self, text: Keep | None, verdict: Verdict) -> tuple[str | Keep, ...]:
+        """A link over its budget: its text and its URL as code (no renderer links code),
+        or its text linked to the click-through page."""
+        shown = inert(verdict.url.raw.strip())
+        if self.policy.link_interstitial is not None and verdict.url.href is not None:
+            target = self.rules.judge.interstitial(verdict.url.href, verdict.host_class)
+            # A URL that was its own text stays out of the new link's text: the page shows it.
+            return ("[", text if text is not None else "link", f"]({target})")
+        if text is None or text.end <= text.start:
+            return (shown,)
+        return (text, f" ({shown})")
 
     def delta(self, references: dict[str, dict[str, Any]], image_labels: Iterable[str]) -> Delta:
         """What this pass adds to the carry, given markdown-it's reference table after
@@ -284,3 +304,18 @@ def _removed_ranges(edit: Edit) -> Iterable[tuple[int, int]]:
             yield pos, part.start
             pos = part.end
     yield pos, edit.end
+
+
+# Reasons that say only that the model chose too much for a host someone else reads:
+# the URL carries nothing recognised, so the user may see it and follow it deliberately.
+BUDGET_REASONS = frozenset(
+    {Reason.OBSERVABLE_HOST_BUDGET, Reason.LAUNDERED_COPY, Reason.CONVERSATION_TRUNCATED}
+)
+
+
+def inert(url: str) -> str:
+    """`url` as a code span: shown as it is, linked by no renderer."""
+    run = max((len(r) for r in re.findall("`+", url)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if url.startswith("`") or url.endswith("`") else ""
+    return f"{fence}{pad}{url}{pad}{fence}"

@@ -30,8 +30,11 @@ Copied verbatim from the user, the system prompt, the developer or a tool, a URL
 only the choice among the copies on its host (log2 of their number); what a tool echoed
 of the model's own words (`Provenance.echoed`) costs its bits (`laundered_copy`). Data
 recognised as the chat's (`taint`) costs more than any budget on these hosts, except on
-a host the user named. Nothing here recognises data: the bound holds whatever the
-encoding.
+a host the user named. A conversation's replies share `conversation_budget_factor` times
+a reply's budget: the URLs of the model's earlier turns, as the client sends them back,
+are counted again with each reply (so a conversation spread over many requests spends
+one budget, with no state kept between them). Nothing here recognises data: the bound
+holds whatever the encoding.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ from ..conversation import Conversation, Taint
 from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role
-from ..urls.observers import HostClass, Observer
+from ..urls.observers import HostClass, Observer, observer_of
+from ..urls.parse import parse_url
 from .bits import free_text, price
 
 __all__ = ["Budget", "Spent"]
@@ -76,6 +80,7 @@ class Budget:
     __slots__ = (
         "_choices",
         "_conversation",
+        "_earlier",
         "_images",
         "_links",
         "_policy",
@@ -93,6 +98,7 @@ class Budget:
         self._choices: dict[str, float] = {}  # bits of its choices among copied links
         self._images: dict[str, float] = {}
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
+        self._earlier: dict[str, float] | None = None  # what earlier replies sent, by observer
 
     def admit(
         self, url: ParsedUrl, observer: Observer, role: Role, taint: Taint | None
@@ -109,15 +115,34 @@ class Budget:
         limit, why = self._limit(observer, role, standing, how)
         ledger = self._ledger(role, how, standing)
         spent = ledger.get(observer.key, 0.0)
-        if spent + bits > limit + 1e-9:
+        earlier = self._spent_earlier().get(observer.key, 0.0) if how != "copy" else 0.0
+        whole = limit * self._policy.conversation_budget_factor
+        if spent + bits > limit + 1e-9 or earlier + spent + bits > whole + 1e-9:
             detail = (
                 f"{_where(observer, standing)}: {bits:.0f} bits chosen, {spent:.0f} spent "
-                f"before, {limit:.0f} allowed ({why})"
+                f"before in this reply and {earlier:.0f} in earlier ones, {limit:.0f} allowed "
+                f"a reply and {whole:.0f} a conversation ({why})"
             )
             return Spent(self._reason(role, how, why), detail)
         ledger[observer.key] = spent + bits
         self._sent.add((url.href or "", role))
         return None
+
+    def _spent_earlier(self) -> dict[str, float]:
+        """What the model's earlier replies (as the client sends them back) chose to
+        send each observer: a conversation spreads one budget over its replies."""
+        if self._earlier is None:
+            earlier: dict[str, float] = {}
+            provenance = self._conversation.provenance(self._trusted)
+            for raw in self._conversation.model_urls():
+                url = parse_url(raw)
+                observer = observer_of(url)
+                if observer.cls in _COUNTED and url.href:
+                    bits, how = self._bits(url, observer, provenance.standing(url.host))
+                    if how != "copy":
+                        earlier[observer.key] = earlier.get(observer.key, 0.0) + bits
+            self._earlier = earlier
+        return self._earlier
 
     def _ledger(self, role: Role, how: str, standing: str | None) -> dict[str, float]:
         if role is Role.IMAGE:

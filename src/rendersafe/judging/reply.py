@@ -21,6 +21,7 @@ pieces of a secret split across them and for beacons. Per URL, in order:
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Protocol
 
@@ -29,6 +30,7 @@ from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
+from ..urls.interstitial import interstitial_url
 from ..urls.observers import HostClass, Observer, observer_of
 from .beacons import LinkBeacons, link_shapes, sent_href
 from .budget import Budget
@@ -69,6 +71,10 @@ class Judge(Protocol):
         """`href` rewritten through the policy's image proxy, signed for this reply."""
         ...
 
+    def interstitial(self, href: str, host_class: str | None) -> str:
+        """The policy's click-through link to `href`, signed for this reply."""
+        ...
+
 
 class ReplyJudge:
     """Judges the URLs of one reply, in the order the passes read them."""
@@ -84,6 +90,7 @@ class ReplyJudge:
         self.urls = urls
         self.conversation = conversation
         self.proxy_context = proxy_context
+        self._now = time.time()  # when this reply's click-through links are signed
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
         # What the model may send each observer, with a conversation to tell copies by.
         self._budget = Budget(urls.policy, conversation) if conversation is not None else None
@@ -161,6 +168,14 @@ class ReplyJudge:
         """`href` rewritten through the policy's image proxy, signed for this reply."""
         return self.urls.proxied(href, self.proxy_context)
 
+    def interstitial(self, href: str, host_class: str | None) -> str:
+        """The policy's click-through link to `href`, signed once for this reply (so
+        every pass, streamed or not, writes the same link)."""
+        page = self.policy.link_interstitial
+        if page is None:
+            return href
+        return interstitial_url(page, href, host_class or "unknown", now=self._now)
+
     def _signed_here(self, verdict: Verdict, role: Role) -> bool:
         """An image rendersafe proxied for this reply's context, not yet expired (the
         policy's judge keeps those without expiry or context itself)."""
@@ -186,7 +201,8 @@ class ReplyJudge:
         if observer is not None and self._budget is not None:
             spent = self._budget.admit(url, observer, role, taint)
             if spent is not None:
-                return replace(_dropped(verdict, spent.reason), source=spent.detail)
+                dropped = _dropped(verdict, spent.reason)
+                return replace(dropped, source=spent.detail, host_class=observer.cls.value)
         if role is Role.LINK and self._unseen_host(url):
             return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
         if role is Role.LINK and _counted(url) and not self._links.admits(url):

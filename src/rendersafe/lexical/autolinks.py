@@ -69,7 +69,7 @@ def _judged(ps: Pass, code: Regions, match: re.Match[str], readings: list[str]) 
     verdict = worst(ps, readings, Role.LINK)
     if verdict is not None:
         ps.change(
-            Edit(match.start(), match.end(), ps.link_parts(None)),
+            Edit(match.start(), match.end(), ps.link_parts(None, verdict)),
             Construct.AUTOLINK,
             Action.UNLINKED,
             verdict.reasons,

@@ -151,7 +151,7 @@ def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:
     if verdict is None and whole != url:
         verdict = judge_reading(ps, _absolute(whole), Role.LINK)
     if verdict is not None:
-        edit = Edit(start, start + len(url), ps.link_parts(None))
+        edit = Edit(start, start + len(url), ps.link_parts(None, verdict))
         reasons = verdict.reasons
         ps.change(
             edit, Construct.BARE_URL, Action.REMOVED, reasons, verdict=verdict, detector="lexical"

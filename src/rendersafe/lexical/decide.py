@@ -46,7 +46,7 @@ def neutralise(ps: Pass, bracket: Bracket, end: int, verdict: Verdict, *, refere
         construct = Construct.REFERENCE_IMAGE if reference else Construct.IMAGE
         action = Action.REMOVED
     else:
-        edit = Edit(bracket.open, end, ps.link_parts(label))
+        edit = Edit(bracket.open, end, ps.link_parts(label, verdict))
         construct = Construct.REFERENCE_LINK if reference else Construct.LINK
         action = Action.UNLINKED
     ps.change(edit, construct, action, verdict.reasons, verdict=verdict, detector="lexical")

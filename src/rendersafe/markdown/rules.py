@@ -143,7 +143,7 @@ def _link(ps: Pass, token: Token, where: Where) -> None:
         construct = Construct.REFERENCE_LINK if ref is not None else Construct.LINK
         label = where.span(token.meta.get("label_span"))
         text = Keep(*label) if label else None
-    edit = Edit(*span, ps.link_parts(text))
+    edit = Edit(*span, ps.link_parts(text, verdict))
     ps.change(edit, construct, Action.UNLINKED, verdict.reasons, verdict=verdict)
 
 

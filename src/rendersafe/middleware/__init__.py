@@ -35,6 +35,7 @@ wherever the app puts them) are not replies: they pass untouched.
     shadow     monitor mode: sends what the app gives, rewrites a copy
     offload    which feeds run off the event loop, in worker threads
     replies    the middleware's own answers and small helpers
+    interstitial  the click-through page of `Policy.link_interstitial`, served here
 """
 
 from .app import ContextHook, ConversationHook, RenderSafeMiddleware

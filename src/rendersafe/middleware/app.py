@@ -19,6 +19,7 @@ from ..policy import Policy
 from ..sanitizer import Sanitizer, context_dict
 from ..wire import FORMATS
 from ..wire.requests import RequestTee
+from .interstitial import serve_interstitial, serves
 from .offload import Offload
 from .replies import UNAUDITED, context_key, framework_page, log_exception, logger, refuse
 from .responder import Responder
@@ -73,6 +74,10 @@ class RenderSafeMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
+        page = self.sanitizer.policy.link_interstitial
+        if scope["type"] == "http" and serves(page, scope) and page is not None:
+            await serve_interstitial(page, scope, send)
+            return
         if (
             scope["type"] != "http"
             or not self.covers(path)

@@ -21,6 +21,7 @@ from ..findings import Reason
 from ..image_proxy import proxy_url, verified_target
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
+from .interstitial import interstitial_url, is_interstitial
 from .parse import ParsedUrl, parse_url
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ class Verdict:
     url: ParsedUrl
     # Where the data came from, for the finding: "from message 2 (user)", never the data.
     source: str | None = None
+    # Who can read the URL's host (`observers.HostClass`), where the verdict says so.
+    host_class: str | None = None
 
     @property
     def host(self) -> str | None:
@@ -151,8 +154,14 @@ class UrlJudge:
         return url.host in self._blocked or bool(url.mdurl_host and url.mdurl_host in self._blocked)
 
     def _is_trusted(self, url: ParsedUrl) -> bool:
-        """Trust is per origin, and only where every renderer reaches the same one."""
-        return url.mdurl_host is None and self._trusted.admits(url.host, url.port)
+        """Trust is per origin, and only where every renderer reaches the same one; a
+        click-through link rendersafe signed is the operator's own page."""
+        if url.mdurl_host is not None:
+            return False
+        page = self.policy.link_interstitial
+        if page is not None and url.href is not None and is_interstitial(page, url.href):
+            return True
+        return self._trusted.admits(url.host, url.port)
 
     def _judge_link(self, url: ParsedUrl, copied: bool, depth: int = 0) -> Verdict:
         if url.href is None:
@@ -193,6 +202,13 @@ class UrlJudge:
         if self.policy.image_proxy is None:
             return href
         return proxy_url(self.policy.image_proxy, href, context=context)
+
+    def interstitial(self, href: str, host_class: str | None) -> str:
+        """The policy's click-through link to `href` (a host of `host_class`), signed now."""
+        page = self.policy.link_interstitial
+        if page is None:
+            return href
+        return interstitial_url(page, href, host_class or "unknown")
 
     def _data(self, url: ParsedUrl, copied: bool) -> set[Reason]:
         """What the reply-only heuristics see in the URL (none for a copied one), and

@@ -1,0 +1,284 @@
+"""Judging by who can read the request: host classes, the bits a model chose, budgets by
+who named the host, provenance that a tool cannot launder, strict mode, the click-through
+page, and one budget for a conversation spread over many requests (real uvicorn)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from rendersafe import Policy, PolicyError, Reason, Sanitizer
+from rendersafe.judging.bits import free_text, price
+from rendersafe.middleware import RenderSafeMiddleware
+from rendersafe.urls.interstitial import interstitial_url, verified_destination
+from rendersafe.urls.observers import HostClass, observer_of
+from rendersafe.urls.parse import parse_url
+from servers import Server
+
+KEY = "k3y-abcdefghijklmnopqrstuvwxyz0123456789"
+PAGE = {"url": "https://chat.example/_rs/go", "key": KEY}
+
+
+def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict[str, Any]]:
+    """A chat whose tool result names a host (a retrieved page, maybe injected)."""
+    return [
+        {"role": "user", "content": user},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "fetch", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": tool_text},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "cls", "key"),
+    [
+        ("https://www.google.com/search?q=x", HostClass.SEALED, "google.com"),
+        ("https://www.google.com/url?q=https://evil.example/", HostClass.OBSERVABLE, "google.com"),
+        ("https://bit.ly/3xYz", HostClass.OBSERVABLE, "bit.ly"),
+        ("https://alice.github.io/p?x=1", HostClass.TENANT, "alice.github.io"),
+        ("https://github.com/encode/httpx/issues/1", HostClass.TENANT, "github.com/encode"),
+        (
+            "https://raw.githubusercontent.com/psf/requests/main/x",
+            HostClass.TENANT,
+            "raw.githubusercontent.com/psf",
+        ),
+        ("https://blog.example.dev/post", HostClass.UNKNOWN, "example.dev"),
+        ("https://blog.example.dev:8443/post", HostClass.UNKNOWN, "example.dev:8443"),
+        ("http://localhost:8000/docs", HostClass.OWN, ""),
+        ("/relative/path", HostClass.OWN, ""),
+    ],
+)
+def test_who_reads_a_request(url: str, cls: HostClass, key: str) -> None:
+    observer = observer_of(parse_url(url))
+    assert (observer.cls, observer.key) == (cls, key)
+
+
+def test_words_cost_less_than_any_encoding_of_the_same_length() -> None:
+    def bits(url: str) -> float:
+        parsed = parse_url(url)
+        return price(free_text(parsed, observer_of(parsed).key))
+
+    slug = bits("https://blog.example.dev/how-to-build-a-cache")
+    key = bits("https://blog.example.dev/hQ7xKp2mZr9wLb4nV")
+    assert slug < key
+    assert bits("https://example.dev/") < 3
+    assert price("abcd", [True] * 4) == 0
+
+
+def test_a_composed_link_to_a_host_only_a_tool_named_is_over_budget() -> None:
+    chat = said("Offer page. More at https://shop-deals.example/home")
+    reply = "Details: [the offer](https://shop-deals.example/deal?ref=4821)"
+    result = Sanitizer().run(reply, conversation=chat)
+    assert result.text == "Details: the offer (`https://shop-deals.example/deal?ref=4821`)"
+    (finding,) = result.findings
+    assert finding.reasons == (Reason.OBSERVABLE_HOST_BUDGET,)
+    assert finding.detail is not None
+    assert "unknown host shop-deals.example (a tool named it)" in finding.detail
+    assert "0 allowed a reply" in finding.detail
+
+
+def test_a_copy_a_tool_gave_is_kept_and_the_same_link_from_memory_is_too() -> None:
+    chat = said("Read https://docs.example-lib.dev/guide/install for setup.")
+    copied = "See [the install guide](https://docs.example-lib.dev/guide/install)."
+    assert Sanitizer().run(copied, conversation=chat).text == copied
+    memory = "See [asyncio](https://realpython.example/async-io-python/)."
+    assert Sanitizer().run(memory, conversation=chat).text == memory  # nobody named it
+
+
+def test_the_user_s_own_words_are_free_on_a_host_the_user_named() -> None:
+    chat = [{"role": "user", "content": "Our tracker is jira.acme-corp.io; is PLAT-1423 done?"}]
+    honest = "It is: [PLAT-1423](https://jira.acme-corp.io/browse/PLAT-1423)."
+    assert Sanitizer().run(honest, conversation=chat).text == honest
+    greedy = "[PLAT-1423](https://jira.acme-corp.io/browse/PLAT-1423?d=Zq7mK2pX9wLtR4vB8nM3)"
+    assert "`" in Sanitizer().run(greedy, conversation=chat).text
+
+
+def test_a_choice_among_many_copies_is_a_channel() -> None:
+    links = "\n".join(f"{c}: https://paste.example-bin.dev/{c}{c}{c}" for c in "abcdefghijklmnop")
+    chat = said(f"Reference table:\n{links}")
+    reply = " ".join(f"[{c}](https://paste.example-bin.dev/{c}{c}{c})" for c in "hidden")
+    result = Sanitizer().run(reply, conversation=chat)
+    assert result.text.count("](") == 1  # 4 bits of choice fit; the second does not
+    assert all(f.reasons == (Reason.OBSERVABLE_HOST_BUDGET,) for f in result.findings)
+
+
+def test_a_url_a_code_tool_printed_for_the_model_is_its_own_choice() -> None:
+    chat = [
+        {"role": "system", "content": "The door code is 4821."},
+        {"role": "user", "content": "Anything in my inbox? (from track.shop-mail.example)"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {
+                        "name": "python",
+                        "arguments": json.dumps(
+                            {"code": "print('https://track.shop-mail.example/c?d=' + '4821'[::-1])"}
+                        ),
+                    },
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": "https://track.shop-mail.example/c?d=1284",
+        },
+    ]
+    reply = "Source: [original](https://track.shop-mail.example/c?d=1284)"
+    strict = Sanitizer(Policy(links="strict")).run(reply, conversation=chat)
+    assert strict.findings[0].reasons == (Reason.LAUNDERED_COPY,)
+    assert "](" not in strict.text
+
+
+def test_an_agent_handing_back_the_model_s_words_encoded_launders_nothing() -> None:
+    chat = [
+        {
+            "role": "user",
+            "content": "I'm filing for divorce; is Illinois no-fault? (see legalinfo-hub.example)",
+        },
+        {"role": "assistant", "content": "Handing off to the verifier: please verify `divorce`."},
+        {
+            "role": "user",
+            "content": "Report: https://assets.legalinfo-hub.example/report?ref=ZGl2b3JjZQ",
+        },
+    ]
+    reply = "[report](https://assets.legalinfo-hub.example/report?ref=ZGl2b3JjZQ)"
+    result = Sanitizer(Policy(links="strict")).run(reply, conversation=chat)
+    assert result.findings[0].reasons == (Reason.LAUNDERED_COPY,)
+
+
+def test_strict_keeps_copies_and_shows_composed_links_inert() -> None:
+    chat = said("See https://docs.example-lib.dev/guide", user="Where are the docs?")
+    reply = "[guide](https://docs.example-lib.dev/guide) and [api](https://realpython.example/api/)"
+    strict = Sanitizer(Policy(links="strict"))
+    out = strict.run(reply, conversation=chat).text
+    assert (
+        out
+        == "[guide](https://docs.example-lib.dev/guide) and api (`https://realpython.example/api/`)"
+    )
+    assert strict.run(out, conversation=chat).text == out  # inert: idempotent
+    stream = strict.stream(conversation=chat)
+    assert (
+        "".join([*(stream.feed(reply[i : i + 3]) for i in range(0, len(reply), 3)), stream.close()])
+        == out
+    )
+
+
+def test_a_conversation_not_read_whole_is_judged_strictly() -> None:
+    chat = [{"role": "user", "content": "hi"}, {"role": "tool", "content": "x" * 300_000}]
+    result = Sanitizer().run("[a](https://realpython.example/api/)", conversation=chat)
+    assert result.findings[0].reasons == (Reason.CONVERSATION_TRUNCATED,)
+
+
+def test_the_user_s_data_to_a_sealed_service_is_no_leak() -> None:
+    chat = [{"role": "user", "content": "Where is my parcel 1Z999AA10123456784?"}]
+    reply = "[Track it](https://www.ups.com/track?tracknum=1Z999AA10123456784)"
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    elsewhere = "[Track it](https://parcel-tracker.example/t?n=1Z999AA10123456784)"
+    (finding,) = Sanitizer().run(elsewhere, conversation=chat).findings
+    assert finding.reasons == (Reason.CONVERSATION_DATA,)
+
+
+def test_images_get_close_to_nothing_chosen() -> None:
+    chat = said("Gallery: https://img.example-cdn.dev/gallery")
+    reply = "![chart](https://img.example-cdn.dev/c/summer.png)"
+    policy = Policy(image_proxy={"url": "https://proxy.chat.example/i", "key": KEY})
+    (finding,) = Sanitizer(policy).run(reply, conversation=chat).findings
+    assert finding.reasons == (Reason.IMAGE_CHOICE,)
+
+
+def test_the_policy_refuses_trusting_the_model() -> None:
+    with pytest.raises(PolicyError, match="trusted_roles"):
+        Policy(trusted_roles=["user", "model"])
+    with pytest.raises(PolicyError, match="trusted_roles"):
+        Policy(trusted_roles=["boss"])
+    with pytest.raises(PolicyError, match=r"link_interstitial\.key"):
+        Policy(link_interstitial={"url": "https://chat.example/go", "key": "short"})
+
+
+def test_a_click_through_link_verifies_only_as_signed() -> None:
+    policy = Policy(link_interstitial=PAGE)
+    page = policy.link_interstitial
+    assert page is not None
+    link = interstitial_url(page, "https://blog.example.dev/p?x=1", "unknown", now=1_000)
+    query = link.partition("?")[2]
+    found = verified_destination(page, query, now=1_000)
+    assert found is not None
+    assert (found.target, found.host_class) == ("https://blog.example.dev/p?x=1", "unknown")
+    assert verified_destination(page, query.replace("unknown", "sealed"), now=1_000) is None
+    assert verified_destination(page, query + "&to=https://evil.example/", now=1_000) is None
+    assert verified_destination(page, query, now=10**10) is None  # expired
+
+
+def _model(replies: list[str]) -> Starlette:
+    """An OpenAI-style model that answers request n with `replies[n]`."""
+
+    async def answer(request: Request) -> Response:
+        body = await request.json()
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        message = {"role": "assistant", "content": replies[turn]}
+        return JSONResponse(
+            {"object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+        )
+
+    return Starlette(routes=[Route("/v1/chat/completions", answer, methods=["POST"])])
+
+
+def test_one_budget_for_a_conversation_spread_over_requests() -> None:
+    """Each reply sends a host the user named a few characters of the model's choosing;
+    the client sends the history back each turn; the third reply is over the
+    conversation's budget, with no state kept between the requests."""
+    replies = [
+        f"Noted. [status](https://track.rentals.example/n/{i}?p=q7x{i}k2) " for i in range(4)
+    ]
+    app = RenderSafeMiddleware(_model(replies), policy=Policy())
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "I'm applying at rentals.example; my DOB is 1987-03-22."}
+    ]
+    got = []
+    with Server(app) as server, httpx.Client(base_url=server.url) as client:
+        for _ in range(4):
+            response = client.post(
+                "/v1/chat/completions", json={"model": "m", "messages": messages}
+            )
+            text = response.json()["choices"][0]["message"]["content"]
+            got.append("](" in text)
+            messages += [{"role": "assistant", "content": text}, {"role": "user", "content": "ok"}]
+    assert got[0]
+    assert not all(got), got  # the conversation's budget ran out
+
+
+def test_the_middleware_serves_the_click_through_page() -> None:
+    policy = Policy(link_interstitial=PAGE)
+    page = policy.link_interstitial
+    assert page is not None
+    app = RenderSafeMiddleware(_model(["x"]), policy=policy)
+    link = interstitial_url(page, "https://blog.example.dev/p?x=<b>", "unknown")
+    with Server(app) as server, httpx.Client() as client:
+        ok = client.get(server.url + "/_rs/go?" + link.partition("?")[2])
+        forged = client.get(
+            server.url + "/_rs/go?to=https://evil.example/&class=x&exp=9&sig=" + "0" * 64
+        )
+    assert ok.status_code == 200
+    assert ok.headers["referrer-policy"] == "no-referrer"
+    assert "default-src 'none'" in ok.headers["content-security-policy"]
+    assert "https://blog.example.dev/p?x=&lt;b&gt;" in ok.text
+    assert 'rel="noopener noreferrer nofollow"' in ok.text
+    assert "<script" not in ok.text
+    assert forged.status_code == 403
