@@ -9,7 +9,8 @@ A site (a registrable domain) is named first by one of:
     "user"   a message of a trusted role (the user, the system prompt, the developer:
              `Policy.trusted_roles`)
     "tool"   a tool's result, a retrieved document, text of no known author
-    "model"  the model's own turns and calls
+    "model"  the model's own turns (its calls to a tool are the tool's: what comes back
+             from a host it fetched is that host's words)
     None     nobody: the model wrote it from what it knows
 
 A tool that echoes what the model wrote into its call (a code interpreter printing the
@@ -28,6 +29,7 @@ from collections.abc import Collection, Sequence
 
 from ..urls.observers import site_of
 from .index import Corpus
+from ..shapes import Kind
 from .messages import MODEL_ROLES, Message
 from .seen import bare_of
 
@@ -86,7 +88,11 @@ class Provenance:
     def _standing_of(self, message: Message) -> Standing:
         if message.role in self._trusted:
             return "user"
-        return "model" if message.role in MODEL_ROLES else "tool"
+        if message.role in MODEL_ROLES and message.kind is not Kind.CALL:
+            return "model"
+        # A tool's result, text of no known author, and the model's calls to a tool
+        # (`fetch(url)`: what comes back from there is that host's, not the model's).
+        return "tool"
 
     def standing(self, host: str) -> Standing | None:
         """Who named `host`'s site first (in a URL or as a bare domain), if anyone."""
@@ -107,13 +113,14 @@ class Provenance:
                 zip(self._messages, self._corpus.texts, strict=True)
             ):
                 standing = self._standing_of(message)
-                if standing == "model" and text.links():
+                written = message.role in MODEL_ROLES  # its replies and its calls alike
+                if written and text.links():
                     first_url = min(first_url, index)
                 for host in (*text.hosts(), *bare_of(text)):
                     if host:
                         site = site_of(host)
                         sites.setdefault(site, (standing, index))
-                        if standing == "model":
+                        if written:
                             model.setdefault(site, index)
             self._sites, self._model_sites, self._first_url = sites, model, first_url
         return self._sites

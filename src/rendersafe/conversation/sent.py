@@ -10,6 +10,7 @@ costs a bounded amount, and only when a reply's URL holds parts of a key.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -39,7 +40,14 @@ def model_urls(messages: Sequence[Message]) -> list[str]:
 def _newest_first(messages: Sequence[Message]) -> Iterator[str]:
     for message in reversed(messages):
         if message.role in MODEL_ROLES:
-            yield from reversed(_URLISH.findall(message.text))
+            yield from reversed(_found(message.text))
+
+
+@functools.lru_cache(maxsize=4096)
+def _found(text: str) -> tuple[str, ...]:
+    """The URLs of one message, in order (once per process: a chat sends its history
+    again with every turn)."""
+    return tuple(_URLISH.findall(text))
 
 
 def _absolute(found: str) -> str:

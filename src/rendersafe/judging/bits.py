@@ -85,6 +85,8 @@ def tokens(text: str) -> list[tuple[int, int]]:
 
 def price(text: str, explained: Sequence[bool] | None = None) -> float:
     """The bits `text` carries, its `explained` characters free."""
+    if explained is None:
+        return _price(text)
     total = 0.0
     for start, end in tokens(text):
         if explained is not None and all(explained[start:end]):
@@ -96,6 +98,11 @@ def price(text: str, explained: Sequence[bool] | None = None) -> float:
         else:
             total += _token(token)
     return total
+
+
+@functools.lru_cache(maxsize=8192)
+def _price(text: str) -> float:
+    return sum(_token(text[start:end]) for start, end in tokens(text))
 
 
 @functools.lru_cache(maxsize=16384)

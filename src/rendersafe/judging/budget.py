@@ -21,6 +21,7 @@ the client sends them back, spent theirs):
     the model's query           model's words
     a host only a tool named    none: a tool's result (a retrieved page, an injected
                                 instruction) chose where the data goes
+    a host the model named      as a host nobody named: its own earlier turn, from memory
     an observable host          none (shorteners, forms, bins, redirects, pastes)
     links="strict"              none, but for copies
     a conversation not read     none, but for copies (`conversation_truncated`)
@@ -60,7 +61,9 @@ _BY_STANDING: dict[str | None, tuple[str | None, str]] = {
     None: ("link_budget_bits", "a host nobody named"),
     "user": ("named_host_budget_bits", "a host the user named"),
     "tool": (None, "a host only a tool named"),
-    "model": (None, "a host only the model named"),
+    # The model's own earlier turns named it (from memory, as it would now): no
+    # instruction is known to have pointed there.
+    "model": ("link_budget_bits", "a host the model named before"),
 }
 
 

@@ -90,6 +90,7 @@ class Observer:
         return self.cls in (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 
 
+@functools.lru_cache(maxsize=8192)
 def observer_of(url: ParsedUrl) -> Observer:
     """The host class of `url` and who reads it (trusted hosts are the judge's to say)."""
     parts = url.parts
