@@ -1,9 +1,11 @@
 """Judge rendersafe on the observer sets: does a payload URL stay live, and do honest
 replies come back byte for byte?
 
-    PYTHONPATH=src python benchmarks/observers_eval.py [--json]
+    PYTHONPATH=src python benchmarks/observers_eval.py [--json] [--set 2]
+    PYTHONPATH=src python benchmarks/observers_eval.py --attacks FILE --honest FILE
 
-Each attack in tests/data/observers/attacks.jsonl is sanitised with its conversation,
+Each attack in tests/data/observers/attacks.jsonl (`--set 2`: attacks2.jsonl and
+honest2.jsonl, the second red team's sets; or the files given) is sanitised with its conversation,
 under the default policy (plus the case's `policy`) and under `links="strict"` (reported
 as unavailable while Policy has no such field). The output is rendered with the
 renderers in tests/renderers.py; a payload URL is *live* when some renderer makes it an
@@ -43,9 +45,13 @@ MODES = ("default", "strict")
 Case = dict[str, Any]
 
 
-def load(name: str) -> list[Case]:
-    """The cases of one JSONL set."""
-    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+SETS = {"1": ("attacks.jsonl", "honest.jsonl"), "2": ("attacks2.jsonl", "honest2.jsonl")}
+
+
+def load(name: str | Path) -> list[Case]:
+    """The cases of one JSONL set (a name in tests/data/observers, or a path)."""
+    path = Path(name) if Path(name).is_absolute() or Path(name).exists() else DATA / name
+    lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
@@ -294,11 +300,17 @@ def print_table(result: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run both sets and print the table (or JSON)."""
+    """Run an attack set and an honest set and print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument(
+        "--set", choices=sorted(SETS), default="1", help="which sets to run (default: 1)"
+    )
+    parser.add_argument("--attacks", help="an attack set (JSONL) instead of --set's")
+    parser.add_argument("--honest", help="an honest set (JSONL) instead of --set's")
     args = parser.parse_args(argv)
-    result = evaluate(load("attacks.jsonl"), load("honest.jsonl"))
+    attacks, honest = SETS[args.set]
+    result = evaluate(load(args.attacks or attacks), load(args.honest or honest))
     if args.json:
         print(json.dumps(result, indent=2))
     else:

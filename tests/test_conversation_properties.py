@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
+from rendersafe.conversation.fold import LOOK_ALIKE as _LOOK_ALIKE
 from rendersafe.conversation.index import MessageText
 from rendersafe.conversation.parts import MIN_PART, PARTS_FROM, PARTS_KINDS
-from rendersafe.conversation.readings import _LOOK_ALIKE
 from rendersafe.shapes import role_of
 from rendersafe.urls.parse import parse_url
 

@@ -55,7 +55,8 @@ def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict
             "raw.githubusercontent.com/psf",
         ),
         ("https://blog.example.dev/post", HostClass.UNKNOWN, "example.dev"),
-        ("https://blog.example.dev:8443/post", HostClass.UNKNOWN, "example.dev:8443"),
+        # a port is its host's own: whoever runs the host listens on any of them
+        ("https://blog.example.dev:8443/post", HostClass.UNKNOWN, "example.dev"),
         ("http://localhost:8000/docs", HostClass.OWN, ""),
         ("/relative/path", HostClass.OWN, ""),
     ],
@@ -74,19 +75,32 @@ def test_words_cost_less_than_any_encoding_of_the_same_length() -> None:
     key = bits("https://blog.example.dev/hQ7xKp2mZr9wLb4nV")
     assert slug < key
     assert bits("https://example.dev/") < 3
-    assert price("abcd", [True] * 4) == 0
+    # A word the observer already has costs a choice among such words.
+    assert price("abcd", frozenset({"abcd"})) == 1.0
+    assert price("abcd/efgh", frozenset({"abcd", "efgh", "x"})) == 1.0 + 2 * 2.0
 
 
 def test_a_composed_link_to_a_host_only_a_tool_named_is_over_budget() -> None:
     chat = said("Offer page. More at https://shop-deals.example/home")
-    reply = "Details: [the offer](https://shop-deals.example/deal?ref=4821)"
+    reply = "Details: [the offer](https://shop-deals.example/deals/garden-furniture-and-grills)"
     result = Sanitizer().run(reply, conversation=chat)
-    assert result.text == "Details: the offer (`https://shop-deals.example/deal?ref=4821`)"
+    url = "https://shop-deals.example/deals/garden-furniture-and-grills"
+    assert result.text == f"Details: the offer (`{url}`)"
     (finding,) = result.findings
     assert finding.reasons == (Reason.OBSERVABLE_HOST_BUDGET,)
     assert finding.detail is not None
-    assert "unknown host shop-deals.example (a tool named it)" in finding.detail
-    assert "0 allowed a reply" in finding.detail
+    assert "unknown host shop-deals.example (only a tool names it)" in finding.detail
+    assert "16 allowed" in finding.detail
+
+
+def test_a_number_the_chat_never_gave_is_its_data_to_a_host_the_chat_names() -> None:
+    chat = said("Offer page. More at https://shop-deals.example/home")
+    reply = "Details: [the offer](https://shop-deals.example/deal?ref=1284)"
+    result = Sanitizer().run(reply, conversation=chat)
+    assert result.text == "Details: the offer"
+    (finding,) = result.findings
+    assert finding.reasons == (Reason.CONVERSATION_DATA,)
+    assert "a number the conversation never gave" in (finding.detail or "")
 
 
 def test_a_copy_a_tool_gave_is_kept_and_the_same_link_from_memory_is_too() -> None:
@@ -102,7 +116,15 @@ def test_the_user_s_own_words_are_free_on_a_host_the_user_named() -> None:
     honest = "It is: [PLAT-1423](https://jira.acme-corp.io/browse/PLAT-1423)."
     assert Sanitizer().run(honest, conversation=chat).text == honest
     greedy = "[PLAT-1423](https://jira.acme-corp.io/browse/PLAT-1423?d=Zq7mK2pX9wLtR4vB8nM3)"
-    assert "`" in Sanitizer().run(greedy, conversation=chat).text
+    result = Sanitizer().run(greedy, conversation=chat)
+    assert "](" not in result.text
+    assert result.findings[0].reasons == (Reason.CONVERSATION_DATA,)
+    wordy = (
+        "[PLAT-1423](https://jira.acme-corp.io/browse/PLAT-1423?note="
+        + "-".join(["quietly", "orange", "lantern", "river", "pocket", "marble"])
+        + ")"
+    )
+    assert "`" in Sanitizer().run(wordy, conversation=chat).text  # over 64 bits of words
 
 
 def test_a_choice_among_many_copies_is_a_channel() -> None:
@@ -110,8 +132,13 @@ def test_a_choice_among_many_copies_is_a_channel() -> None:
     chat = said(f"Reference table:\n{links}")
     reply = " ".join(f"[{c}](https://paste.example-bin.dev/{c}{c}{c})" for c in "hidden")
     result = Sanitizer().run(reply, conversation=chat)
-    assert result.text.count("](") == 1  # 4 bits of choice fit; the second does not
+    # h, i (in the table's order: a few citations); d after i is out of order, and
+    # more than 12 bits with them: the word is not spelt.
+    assert result.text.count("](") < len("hidden") - 2
+    assert result.findings
     assert all(f.reasons == (Reason.OBSERVABLE_HOST_BUDGET,) for f in result.findings)
+    kept = [c for c in "hidden" if f"[{c}](" in result.text]
+    assert kept[:2] == ["h", "i"]
 
 
 def test_a_url_a_code_tool_printed_for_the_model_is_its_own_choice() -> None:
@@ -241,15 +268,16 @@ def _model(replies: list[str]) -> Starlette:
 
 
 def test_one_budget_for_a_conversation_spread_over_requests() -> None:
-    """Each reply sends a host the user named a few characters of the model's choosing;
-    the client sends the history back each turn; the third reply is over the
-    conversation's budget, with no state kept between the requests."""
-    replies = [
-        f"Noted. [status](https://track.rentals.example/n/{i}?p=q7x{i}k2) " for i in range(4)
-    ]
+    """Each reply sends a host the user named three words of the model's choosing (about
+    57 bits, under a reply's 64); the client sends the history back each turn; the
+    second reply is over the conversation's 96, and so is every one after it (the first
+    one's link is still spent; the ones shown inert spent nothing), with no state kept
+    between the requests."""
+    words = ["amber-falcon-quiet", "delta-harbor-maple", "cobalt-ember-violet", "lunar-orchid"]
+    replies = [f"Noted. [status](https://track.rentals-portal.com/n/{w}) " for w in words]
     app = RenderSafeMiddleware(_model(replies), policy=Policy())
     messages: list[dict[str, Any]] = [
-        {"role": "user", "content": "I'm applying at rentals.example; my DOB is 1987-03-22."}
+        {"role": "user", "content": "I'm applying at rentals-portal.com; my DOB is 1987-03-22."}
     ]
     got = []
     with Server(app) as server, httpx.Client(base_url=server.url) as client:
@@ -260,8 +288,7 @@ def test_one_budget_for_a_conversation_spread_over_requests() -> None:
             text = response.json()["choices"][0]["message"]["content"]
             got.append("](" in text)
             messages += [{"role": "assistant", "content": text}, {"role": "user", "content": "ok"}]
-    assert got[0]
-    assert not all(got), got  # the conversation's budget ran out
+    assert got == [True, False, False, False]
 
 
 def test_the_middleware_serves_the_click_through_page() -> None:

@@ -432,51 +432,60 @@ class Policy(BaseModel):
     )
     links: Links = Field(
         "balanced",
-        description="With the conversation, who may read a link decides how much the model "
-        "may choose in it. balanced: a host nobody in the conversation named, or one the "
-        "user named, may be sent `link_budget_bits` of the model's choosing (the user's own "
-        "words to the user's own service are free); a host only a tool named, an "
-        "observable host (shorteners, forms, bins, redirects) and a conversation not read "
-        "whole get none beyond copies. strict: no host anyone else can read gets any.",
+        description="With the conversation, who can read a request decides how much the "
+        "model may choose in it (`judging/budget.py`). balanced: bounded budgets of bits "
+        "per reply and per conversation for hosts anyone but the user and a sealed "
+        "service can read; strict: nothing composed reaches such a host, and copies only "
+        "a few choices a conversation.",
     )
     link_budget_bits: float = Field(
-        640.0,
+        1024.0,
         ge=0,
         le=1_000_000,
         description="Bits of the model's own choosing (`judging/bits.py`: words, not "
-        "patterns) one observer nobody in the conversation named may be sent in links, "
-        "per reply, in balanced mode: a link written from memory.",
+        "patterns) one observer that no text of the conversation names, in any writing, "
+        "may be sent in links, per reply, in balanced mode: links written from memory.",
     )
     named_host_budget_bits: float = Field(
         64.0,
         ge=0,
         le=1_000_000,
-        description="Bits of the model's own choosing one observer the user named may be "
-        "sent in links, per reply, in balanced mode (the words the user wrote are free "
-        "there); also what a search result may echo of the model's query.",
+        description="Bits of the model's own choosing the hosts a message of a trusted role "
+        "names (the user's own services, the operator's internal tools) may be sent in "
+        "links, all together, per reply, in balanced mode; what they already have (the "
+        "words beside their name, their URLs the conversation gave) costs a choice among "
+        "those words.",
+    )
+    tool_host_budget_bits: float = Field(
+        16.0,
+        ge=0,
+        le=1_000_000,
+        description="The same, for hosts only a tool's result, a retrieved document or "
+        "another agent names: an instruction there may have chosen them.",
     )
     image_budget_bits: float = Field(
-        6.0,
+        8.0,
         ge=0,
         le=1_000_000,
-        description="Bits of the model's choosing one observer may be sent in images, per "
-        "reply: a choice among a few copied images, no composed one.",
+        description="Bits a conversation's images may say by which copied images they "
+        "show (log2 of the ways to pick them); a composed image URL gets none. Also what "
+        "copies in links to an observable host (and any host in strict mode) may say.",
     )
     conversation_budget_factor: float = Field(
-        2.0,
+        1.5,
         ge=1,
         le=1000,
-        description="A conversation's replies together may send one observer this many "
-        "times a reply's budget (the model's earlier turns, as the client sends them back, "
-        "are counted with each reply).",
+        description="A conversation's replies together may send named hosts, and choose "
+        "among copies in links, this many times a reply's budget (the model's earlier "
+        "turns, as the client sends them back, are counted with each reply).",
     )
     copy_choice_bits: float = Field(
-        6.0,
+        12.0,
         ge=0,
         le=1_000_000,
-        description="Bits one observer the user did not name may be sent in links by the "
-        "choice among URLs copied from the conversation, per reply (log2 of the copies on "
-        "its host, a copy): a few citations, not an alphabet of pre-built links.",
+        description="Bits a reply's links may say by which copied URLs they pick (log2 of "
+        "the ways to pick them, per observer and across observers): a few citations, not "
+        "an alphabet of pre-built links.",
     )
     link_interstitial: LinkInterstitial | None = Field(
         None,

@@ -24,13 +24,14 @@ from urllib.parse import unquote
 from ..shapes import TRUSTED_ROLES, Chat
 from ..urls.parse import ParsedUrl, parse_url
 from .index import Corpus, Entry, PieceIndex
-from .messages import UNPROVEN_ROLES, USER_ROLES, Message, read_messages
+from .messages import MODEL_ROLES, UNPROVEN_ROLES, USER_ROLES, Message, read_messages
+from .naming import Naming
 from .parts import covered
 from .prose import ProseIndex
 from .provenance import Provenance
-from .readings import Readings, url_readings
-from .seen import SeenHosts, SeenUrls
-from .sent import model_urls
+from .readings import Readings, readings_of, url_readings
+from .seen import SeenHosts, SeenUrls, given_by_observer
+from .sent import model_urls, shown_urls
 from .tracker import ReplyTaint
 
 __all__ = ["Conversation", "ConversationLike", "Taint"]
@@ -71,7 +72,9 @@ class Conversation:
     __slots__ = (
         "_canaries",
         "_corpus",
+        "_given_on",
         "_hosts",
+        "_naming",
         "_own",
         "_owned",
         "_pieces",
@@ -104,7 +107,9 @@ class Conversation:
         self._hosts: SeenHosts | None = None
         self._owned: frozenset[str] | None = None
         self._sent: tuple[dict[bytes, int], bytes] | None = None
-        self._provenance: dict[frozenset[str], Provenance] = {}
+        self._provenance: dict[tuple[frozenset[str], bool], Provenance] = {}
+        self._naming: dict[frozenset[str], Naming] = {}
+        self._given_on: dict[str, dict[str, int]] | None = None
 
     @classmethod
     def from_messages(
@@ -183,12 +188,43 @@ class Conversation:
             self._urls = SeenUrls(self._text(), self._given())
         return self._urls.on_host(host)
 
-    def provenance(self, trusted: frozenset[str] = TRUSTED) -> Provenance:
-        """Who named each site first, with `trusted` the roles whose words are the user's."""
-        found = self._provenance.get(trusted)
+    def provenance(self, trusted: frozenset[str] = TRUSTED, *, strict: bool = False) -> Provenance:
+        """Which copied URLs are what the model asked a tool to write (`provenance`),
+        with `trusted` the roles whose words are the user's or the operator's; `strict`
+        counts every name a message gave as data."""
+        found = self._provenance.get((trusted, strict))
         if found is None:
-            found = self._provenance[trusted] = Provenance(self.messages, self._text(), trusted)
+            found = Provenance(
+                self.messages, self._text(), self._carries, trusted, self.has_url, strict=strict
+            )
+            self._provenance[(trusted, strict)] = found
         return found
+
+    def naming(self, trusted: frozenset[str] = TRUSTED) -> Naming:
+        """Which texts name which observer, however written (`naming`), with `trusted`
+        the roles whose words are the user's or the operator's."""
+        found = self._naming.get(trusted)
+        if found is None:
+            found = self._naming[trusted] = Naming(self.messages, trusted)
+        return found
+
+    def given_on(self) -> dict[str, dict[str, int]]:
+        """The distinct URLs messages the model did not write gave, by observer
+        (`urls.observers`), each with the message that gave it first: a copy is a
+        choice among them, and what they say their observer knows."""
+        if self._given_on is None:
+            self._given_on = given_by_observer(self._text(), self._given())
+        return self._given_on
+
+    def _carries(self, text: str, position: int) -> list[str]:
+        """The pieces of the conversation `text` carries that a message before message
+        `position`, not the model's, gave (letters and digits, lower case)."""
+        readings = readings_of(text)
+        return [
+            key.decode("utf-8", "replace")
+            for key, entry in self._index().carried(readings.blob, readings.grams, "")
+            if entry.message < position and self.messages[entry.message].role not in MODEL_ROLES
+        ]
 
     def has_host(self, host: str) -> bool:
         """Was `host` seen in a URL or as a bare domain of the conversation?"""
@@ -226,6 +262,11 @@ class Conversation:
     def model_urls(self) -> list[str]:
         """The URLs of the model's earlier replies, newest first (`sent.model_urls`)."""
         return model_urls(self.messages)
+
+    def shown_urls(self) -> list[tuple[str, bool]]:
+        """The URLs the model's earlier replies showed, newest first, and whether each
+        was an image (`sent.shown_urls`)."""
+        return shown_urls(self.messages)
 
     def sent(self, key: bytes) -> int:
         """Which characters of the long `key` the model's earlier replies sent in their

@@ -1,203 +1,322 @@
-"""Where a reply URL's host and characters came from: the user, a tool, the model.
+"""Is a URL the conversation gave a copy, or what the model asked a tool to write?
 
-    provenance.standing("events.brightline-catering.com")   # "tool": a tool named it first
-    provenance.echoed("c?d=9xk2m", before=5)                # which characters the model
-                                                            # wrote before message 5
+    provenance.derived(href_text, host, copied=5)
+    # "an answer to a call that carries the chat's data", or None: a copy
 
-A site (a registrable domain) is named first by one of:
+A URL copied verbatim from a tool's result, another agent's message or a retrieved
+document is the model's own choice when that text is a function of what the model
+wrote first. Four ways are told apart, each a bound, none a list of encodings:
 
-    "user"   a message of a trusted role (the user, the system prompt, the developer:
-             `Policy.trusted_roles`)
-    "tool"   a tool's result, a retrieved document, text of no known author
-    "model"  the model's own turns (its calls to a tool are the tool's: what comes back
-             from a host it fetched is that host's words)
-    None     nobody: the model wrote it from what it knows
-
-A tool that echoes what the model wrote into its call (a code interpreter printing the
-URL it was given, a search engine putting the query into its result URLs, another agent
-handing the model's words back) returns the model's choice, not a copy: `echoed` marks
-the characters of a copied URL that the model wrote first, in runs of `ECHO_CHARS` or
-more, and those count as the model's choice.
+    a loaded call      the message answers tool calls of the model that carry the chat's
+                       data: a piece of it another message gave (`carries`), or a token
+                       the model made up (letters and digits mixed, `MADE_UP_CHARS` or
+                       more, that no other message holds: a key the model reversed or
+                       shifted before handing it over). Whatever the tool returns may
+                       be computed from it (a code interpreter printing a URL).
+    an echo            a run of `ECHO_CHARS` characters the model wrote before, other
+                       than words (a search engine putting the query in its URLs)
+    an encoded echo    a base64 or hex run that decodes to `DECODED_CHARS` letters and
+                       digits the model wrote before (another agent handing them back)
+    the model's site   a URL on a site the model named before any other message did (it
+                       sent the tool there), or on an observable host after the model
+                       wrote a URL (a shortener or redirect wrapping the model's own)
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import functools
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 
-from ..urls.observers import site_of
-from .index import Corpus
 from ..shapes import Kind
+from ..urls.datafiles import words
+from ..urls.observers import site_of
+from .fold import decoded
+from .index import Corpus
 from .messages import MODEL_ROLES, Message
 from .seen import bare_of
 
-__all__ = ["ECHO_CHARS", "Provenance", "Standing"]
+__all__ = ["DECODED_CHARS", "ECHO_CHARS", "MADE_UP_CHARS", "Derived", "Provenance"]
 
 ECHO_CHARS = 8
 DECODED_CHARS = 6
-_ENCODED = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+MADE_UP_CHARS = 8
+GIVEN_CHARS = 3
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+# The parts of a call's record that no one chose: its id and type.
+_CALL_WORDS = frozenset({"function", "tool_use", "call"})
+_ANSWERS = (Kind.RESULT, Kind.OTHER)
+_URL = re.compile(r"https?://[^\s\"'<>\\]+")
 
 
-def _unbase64(run: str) -> bytes:
-    data = run.replace("-", "+").replace("_", "/").rstrip("=")
-    try:
-        return base64.b64decode(data + "=" * (-len(data) % 4))
-    except (binascii.Error, ValueError):
-        return b""
+@dataclass(frozen=True, slots=True)
+class Derived:
+    """Why a copied URL is the model's choice, and what bounds what it carries: the
+    data of the calls it answers (`data`: what a tool could have computed it from), or
+    the characters it echoes (`echoed`); neither: all of it. `echoes_given`: it echoes
+    only what a message the model did not write said: a copy, but for the chat's data
+    recognised in it."""
 
-
-def _unhex(run: str) -> bytes:
-    if len(run) % 2 or not all(c in "0123456789abcdefABCDEF" for c in run):
-        return b""
-    return bytes.fromhex(run)
-
-
-Standing = str  # "user", "tool" or "model"
+    why: str
+    data: tuple[str, ...] = ()
+    echoed: tuple[bool, ...] = ()
+    echoes_given: bool = False
 
 
 class Provenance:
-    """Who named each site first, and what the model wrote before each message."""
+    """What the model wrote, and when, of one conversation (built on first ask)."""
 
     __slots__ = (
+        "_carries",
         "_compact",
+        "_copied",
         "_corpus",
         "_echoes",
-        "_first_url",
+        "_given",
+        "_loaded",
         "_messages",
         "_model_sites",
         "_sites",
+        "_strict",
         "_trusted",
-        "_trusted_blob",
+        "_url_at",
     )
 
     def __init__(
-        self, messages: Sequence[Message], corpus: Corpus, trusted: Collection[str]
+        self,
+        messages: Sequence[Message],
+        corpus: Corpus,
+        carries: Callable[[str, int], list[str]],
+        trusted: Collection[str],
+        copied: Callable[[str], bool],
+        *,
+        strict: bool = False,
     ) -> None:
         self._messages = messages
         self._corpus = corpus
-        self._trusted = frozenset(trusted)
-        self._sites: dict[str, tuple[Standing, int]] | None = None
+        self._carries = carries  # does a text carry a piece another message gave first?
+        self._copied = copied  # is a URL copied from a message the model did not write?
         self._echoes: dict[str, int] | None = None
-        self._trusted_blob: str | None = None
-        self._model_sites: dict[str, int] = {}
         self._compact: dict[str, int] | None = None
-        self._first_url: int | None = None
+        self._loaded: dict[int, tuple[str, ...]] = {}
+        self._given: str | None = None
+        self._sites: dict[str, int] | None = None
+        self._model_sites: dict[str, int] = {}
+        self._url_at: int | None = None
+        self._trusted = frozenset(trusted)
+        self._strict = strict  # any word a message gave, not a dictionary's, is data
 
-    def _standing_of(self, message: Message) -> Standing:
-        if message.role in self._trusted:
-            return "user"
-        if message.role in MODEL_ROLES and message.kind is not Kind.CALL:
-            return "model"
-        # A tool's result, text of no known author, and the model's calls to a tool
-        # (`fetch(url)`: what comes back from there is that host's, not the model's).
-        return "tool"
+    def derived(self, text: str, host: str, copied: int, observable: bool) -> Derived | None:
+        """Why a URL first given in message `copied` (its free part `text`, on `host`)
+        is the model's choice rather than a copy, if it is."""
+        if self._model_first(host, copied):
+            return Derived("on a site the model named first")
+        if observable and self._url_before(copied):
+            return Derived("an observable host, after the model wrote a URL")
+        if self._encoded_echo(text, copied):
+            return Derived("it echoes, encoded, what the model wrote")
+        data = self.call_data(copied)
+        if data:
+            return Derived("it answers a call that carries the chat's data", data=data)
+        return self._echo(text, copied)
 
-    def standing(self, host: str) -> Standing | None:
-        """Who named `host`'s site first (in a URL or as a bare domain), if anyone."""
-        found = self._named().get(site_of(host))
-        return found[0] if found is not None else None
+    def _echo(self, text: str, copied: int) -> Derived | None:
+        """A URL echoing what the model wrote, if `text` does: what the model wrote as
+        the user had written it (a search engine echoing the user's question) is no
+        choice of the model's, but the chat's data recognised in it is still the
+        chat's (`Derived.echoes_given`)."""
+        echoed = self._echoed(text, copied)
+        if not any(echoed):
+            return None
+        runs = "".join(c if e else " " for c, e in zip(text.lower(), echoed, strict=True))
+        given = _compact_given(self._given_text())
+        if not self._strict and all(_compact(run) in given for run in runs.split()):
+            return Derived("it echoes what the user wrote", echoed=tuple(echoed), echoes_given=True)
+        return Derived("it echoes what the model wrote", echoed=tuple(echoed))
 
-    def named_at(self, host: str) -> int | None:
-        """The message that named `host`'s site first, if any."""
-        found = self._named().get(site_of(host))
-        return found[1] if found is not None else None
+    def loaded(self, position: int) -> bool:
+        """Does message `position` answer tool calls that carry the chat's data?"""
+        return bool(self.call_data(position))
 
-    def _named(self) -> dict[str, tuple[Standing, int]]:
-        if self._sites is None:
-            sites: dict[str, tuple[Standing, int]] = {}
-            model: dict[str, int] = {}
-            first_url = len(self._messages)
-            for index, (message, text) in enumerate(
-                zip(self._messages, self._corpus.texts, strict=True)
-            ):
-                standing = self._standing_of(message)
-                written = message.role in MODEL_ROLES  # its replies and its calls alike
-                if written and text.links():
-                    first_url = min(first_url, index)
-                for host in (*text.hosts(), *bare_of(text)):
-                    if host:
-                        site = site_of(host)
-                        sites.setdefault(site, (standing, index))
-                        if written:
-                            model.setdefault(site, index)
-            self._sites, self._model_sites, self._first_url = sites, model, first_url
-        return self._sites
+    def call_data(self, position: int) -> tuple[str, ...]:
+        """The chat's data that the tool calls message `position` answers carry: the
+        pieces of it they hold and the tokens the model made up in them."""
+        found = self._loaded.get(position)
+        if found is None:
+            data: list[str] = []
+            for call in self._calls_before(position):
+                data += self._carry(call, position)
+            found = self._loaded[position] = tuple(dict.fromkeys(data))
+        return found
 
-    def model_named(self, host: str, before: int) -> bool:
-        """Did the model name `host`'s site (in a URL or as a bare domain) before message
-        `before`? A tool's URL on it may then be what the model asked the tool for."""
+    def _calls_before(self, position: int) -> list[str]:
+        """The texts of the model's that message `position` answers: its calls to tools
+        since the last message neither a call nor a tool's, and for a message of no
+        trusted role (another agent handing back), the model's text before it too."""
+        answer = self._messages[position]
+        if answer.role in MODEL_ROLES:
+            return []
+        agent = answer.role not in self._trusted
+        calls: list[str] = []
+        for message in reversed(self._messages[:position]):
+            if message.role in MODEL_ROLES:
+                if message.kind is Kind.CALL or agent:
+                    calls.append(message.text)
+                    continue
+                break
+            if message.kind not in _ANSWERS:
+                break
+        return calls
+
+    def _carry(self, call: str, position: int) -> list[str]:
+        """The chat's data in one text of the model's: the pieces of it another message
+        gave, and the tokens of letters and digits the model made up or copied (an ID,
+        a code: anything a tool could turn into a URL that is not a word)."""
+        text = self._without_given_urls(call)
+        data = self._carries(text, position)
+        given = self._given_text()
+        for token in _TOKEN.findall(text):
+            lower = token.lower()
+            if lower.isalpha() or lower in _CALL_WORDS:
+                continue
+            if lower not in given and (len(lower) >= MADE_UP_CHARS or lower.isdigit()):
+                data.append(token)  # made up: a key the model reversed or shifted
+            elif lower in given and len(lower) >= GIVEN_CHARS:
+                data.append(token)
+        if self._strict:  # a name or a codename a code interpreter could transform
+            data += [t for t in _TOKEN.findall(text) if t.isalpha() and _names_data(t, given)]
+        return list(dict.fromkeys(data))
+
+    def _without_given_urls(self, call: str) -> str:
+        """`call` without the URLs it copies from a message the model did not write
+        (fetching the page the user gave computes nothing from the chat)."""
+        return _URL.sub(lambda m: " " if self._copied(m.group()) else m.group(), call)
+
+    def _given_text(self) -> str:
+        """Every message the model did not write, lower case, as one text."""
+        if self._given is None:
+            self._given = "\n".join(
+                m.text.lower() for m in self._messages if m.role not in MODEL_ROLES
+            )
+        return self._given
+
+    def _model_first(self, host: str, before: int) -> bool:
         self._named()
-        first = self._model_sites.get(site_of(host))
-        return first is not None and first < before
+        assert self._sites is not None
+        site = site_of(host)
+        first = self._model_sites.get(site)
+        return first is not None and first < before and first <= self._sites.get(site, first)
 
-    def model_wrote_url(self, before: int) -> bool:
-        """Did the model write a URL before message `before` (a shortener's, a redirect's
-        URL after it may wrap the model's)?"""
+    def _url_before(self, before: int) -> bool:
         self._named()
-        return self._first_url is not None and self._first_url < before
+        return self._url_at is not None and self._url_at < before
 
-    def echoed(self, text: str, before: int) -> list[bool]:
-        """Which characters of `text` lie in a run of `ECHO_CHARS` or more that the model
-        wrote in a message before message `before` (case aside)."""
+    def _named(self) -> None:
+        """Where each site is first named by anyone but the model, and by the model."""
+        if self._sites is not None:
+            return
+        sites: dict[str, int] = {}
+        model: dict[str, int] = {}
+        url_at = len(self._messages)
+        for position, (message, text) in enumerate(
+            zip(self._messages, self._corpus.texts, strict=True)
+        ):
+            written = message.role in MODEL_ROLES
+            if written and text.links():
+                url_at = min(url_at, position)
+            for host in (*text.hosts(), *bare_of(text)):
+                if host:
+                    (model if written else sites).setdefault(site_of(host), position)
+        self._sites, self._model_sites, self._url_at = sites, model, url_at
+
+    def _echoed(self, text: str, before: int) -> list[bool]:
+        """Which characters of `text` lie in a run of `ECHO_CHARS` letters and digits or
+        more (the rest left out: `type+2+diabetes` echoes `type 2 diabetes`) that the
+        model wrote in a message before message `before`, case aside: the runs that hold
+        a digit (an ID, a number, a code); a run of letters alone is the words of a
+        topic, as any page about it has them."""
         grams = self._model_grams()
-        lower = text.lower()
         marks = [False] * len(text)
         if not grams:
             return marks
-        for i in range(len(lower) - ECHO_CHARS + 1):
-            first = grams.get(lower[i : i + ECHO_CHARS])
+        at = [i for i, c in enumerate(text) if c.isalnum()]
+        compact = "".join(text[i] for i in at).lower()
+        echoed = [False] * len(compact)
+        for i in range(len(compact) - ECHO_CHARS + 1):
+            first = grams.get(compact[i : i + ECHO_CHARS])
             if first is not None and first < before:
-                marks[i : i + ECHO_CHARS] = [True] * ECHO_CHARS
+                echoed[i : i + ECHO_CHARS] = [True] * ECHO_CHARS
+        for start, end in _runs(echoed):
+            if any(c.isdigit() for c in compact[start:end]):
+                for j in at[start:end]:
+                    marks[j] = True
         return marks
 
     def _model_grams(self) -> dict[str, int]:
-        """Each run of `ECHO_CHARS` characters the model wrote, and where it first did."""
+        """Each run of `ECHO_CHARS` letters and digits the model wrote (the rest of its
+        text left out), and where it first did."""
         if self._echoes is None:
-            grams: dict[str, int] = {}
-            for index, message in enumerate(self._messages):
-                if message.role not in MODEL_ROLES:
-                    continue
-                lower = message.text.lower()
-                for i in range(len(lower) - ECHO_CHARS + 1):
-                    grams.setdefault(lower[i : i + ECHO_CHARS], index)
-            self._echoes = grams
+            self._echoes = self._grams(ECHO_CHARS)
         return self._echoes
 
-    def encoded_echo(self, text: str, before: int) -> bool:
-        """Does a run of `text` in base64 or hex decode to words the model wrote before
-        message `before` (letters and digits, `DECODED_CHARS` or more in a row)? Another
-        agent handed the model's words back encoded."""
+    def _grams(self, size: int) -> dict[str, int]:
+        grams: dict[str, int] = {}
+        for position, message in enumerate(self._messages):
+            if message.role in MODEL_ROLES:
+                plain = "".join(c for c in message.text.lower() if c.isalnum())
+                for i in range(len(plain) - size + 1):
+                    grams.setdefault(plain[i : i + size], position)
+        return grams
+
+    def _encoded_echo(self, text: str, before: int) -> bool:
         grams = self._compact_grams()
         if not grams:
             return False
-        for run in _ENCODED.findall(text):
-            for raw in (_unbase64(run), _unhex(run)):
-                plain = "".join(c for c in raw.decode("utf-8", "ignore").lower() if c.isalnum())
-                for i in range(len(plain) - DECODED_CHARS + 1):
-                    first = grams.get(plain[i : i + DECODED_CHARS])
-                    if first is not None and first < before:
-                        return True
+        for plain in decoded(text):
+            compact = "".join(c for c in plain.lower() if c.isalnum())
+            for i in range(len(compact) - DECODED_CHARS + 1):
+                first = grams.get(compact[i : i + DECODED_CHARS])
+                if first is not None and first < before:
+                    return True
         return False
 
     def _compact_grams(self) -> dict[str, int]:
-        """Each run of `DECODED_CHARS` letters and digits the model wrote (the rest of
-        its text taken out), and where it first did."""
+        """Each run of `DECODED_CHARS` letters and digits the model wrote, and where it
+        first did."""
         if self._compact is None:
-            grams: dict[str, int] = {}
-            for index, message in enumerate(self._messages):
-                if message.role in MODEL_ROLES:
-                    plain = "".join(c for c in message.text.lower() if c.isalnum())
-                    for i in range(len(plain) - DECODED_CHARS + 1):
-                        grams.setdefault(plain[i : i + DECODED_CHARS], index)
-            self._compact = grams
+            self._compact = self._grams(DECODED_CHARS)
         return self._compact
 
-    def said_by_user(self, token: str) -> bool:
-        """Is `token` in what a trusted role wrote (the user's own data)?"""
-        if self._trusted_blob is None:
-            self._trusted_blob = "\n".join(
-                m.text.lower() for m in self._messages if m.role in self._trusted
-            )
-        return token.lower() in self._trusted_blob
+
+def _names_data(token: str, given: str) -> bool:
+    """Is `token` (letters) a name a message gave (not a word of the language)?"""
+    lower = token.lower()
+    return len(lower) >= GIVEN_CHARS + 1 and lower in given and lower not in _words()
+
+
+@functools.cache
+def _words() -> frozenset[str]:
+    return words("english_words.txt") | words("url_words.txt")
+
+
+def _compact(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
+
+
+@functools.lru_cache(maxsize=64)
+def _compact_given(given: str) -> str:
+    return _compact(given)
+
+
+def _runs(marks: list[bool]) -> list[tuple[int, int]]:
+    """The spans of the runs of True in `marks`."""
+    runs: list[tuple[int, int]] = []
+    start = None
+    for index, mark in enumerate([*marks, False]):
+        if mark and start is None:
+            start = index
+        elif not mark and start is not None:
+            runs.append((start, index))
+            start = None
+    return runs

@@ -33,6 +33,7 @@ from typing import NamedTuple
 from urllib.parse import unquote, unquote_plus, unquote_to_bytes
 
 from ..urls.parse import INVISIBLE, ParsedUrl
+from .fold import LOOK_ALIKE
 from .index import sample
 from .pieces import alnum_key
 from .prose import MIN_PROSE_CHARS, could_carry, words_of
@@ -63,26 +64,6 @@ _CAMEL = re.compile(
 _MIN_TEXT = 40  # decoded bytes read as prose from this length (ten short words)
 _ESCAPED = re.compile(rb"%[0-9A-Fa-f]{2}")
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")  # a decimal digit of another script
-# Letters of other scripts that show as a Latin one and that NFKC leaves alone, by their
-# Unicode names (after Unicode's confusables): `pW1` and a Cyrillic `a` shows `pW1a`.
-_SHOWN_AS = {
-    "CYRILLIC SMALL LETTER": "A a, ES c, IE e, SHHA h, BYELORUSSIAN-UKRAINIAN I i, PALOCHKA l, "
-    "JE j, KA k, O o, ER p, DZE s, TE T, U y, HA x, KOMI DE d, QA q, WE w, SOFT SIGN b, PE n",
-    "CYRILLIC CAPITAL LETTER": "A A, VE B, ES C, IE E, EN H, BYELORUSSIAN-UKRAINIAN I I, JE J, "
-    "KA K, EM M, O O, ER P, DZE S, TE T, U Y, HA X",
-    "GREEK SMALL LETTER": "ALPHA a, BETA B, EPSILON e, ETA n, IOTA i, KAPPA k, NU v, OMICRON o, "
-    "RHO p, TAU T, UPSILON u, CHI x",
-    "GREEK CAPITAL LETTER": "ALPHA A, BETA B, EPSILON E, ETA H, IOTA I, KAPPA K, MU M, NU N, "
-    "OMICRON O, RHO P, TAU T, UPSILON Y, CHI X, ZETA Z",
-    "ARMENIAN SMALL LETTER": "OH o, SEH u, HO h, VO n",
-}
-_LOOK_ALIKE = str.maketrans(
-    {
-        unicodedata.lookup(f"{script} {name}"): latin
-        for script, letters in _SHOWN_AS.items()
-        for name, _, latin in (letter.rpartition(" ") for letter in letters.split(", "))
-    }
-)
 
 
 class Readings(NamedTuple):
@@ -211,7 +192,7 @@ def _read_text(
     if "%" in source:
         plain.append(source.encode("utf-8", "ignore").translate(_LOWER, keep))
     if not text.isascii():
-        folded = text.translate(_LOOK_ALIKE)
+        folded = text.translate(LOOK_ALIKE)
         if folded != text:  # read as the Latin letters it shows, as well as written
             _read_letters(folded, plain, cased, keep)
     return _read_letters(text, plain, cased, keep)

@@ -24,11 +24,19 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..urls.hosts import split_host
+from ..urls.observers import observer_of
 from ..urls.parse import parse_url
 from .index import Corpus, MessageText, host_of, registered
 from .messages import MEMO_CHARS
 
-__all__ = ["SeenHosts", "SeenUrls", "bare_of", "normal_url"]
+__all__ = [
+    "SeenHosts",
+    "SeenUrls",
+    "bare_of",
+    "given_by_observer",
+    "normal_url",
+    "trimmed_url",
+]
 
 # A URL already normal: lower-case scheme and host, no port, a path, no escapes.
 _NORMAL = re.compile(r"https?://[a-z0-9.-]+/[^%\s]*")
@@ -156,6 +164,12 @@ def _variants(raw: str) -> Iterator[str]:
             yield html.unescape(url)
 
 
+def trimmed_url(raw: str) -> str:
+    """A URL written in text without what closes the sentence or the link around it
+    (a balanced `(...)` is the URL's own)."""
+    return list(_trimmed(raw))[-1]
+
+
 def _trimmed(raw: str) -> Iterator[str]:
     yield raw
     while raw and raw[-1] in _CLOSERS:
@@ -240,3 +254,28 @@ def _bare_domains(text: bytes) -> Iterator[str]:
 @functools.lru_cache(maxsize=2048)
 def _is_tld(label: bytes) -> bool:
     return split_host("x." + label.decode("ascii"))[2] == label.decode("ascii")
+
+
+def given_by_observer(corpus: Corpus, given: Sequence[bool]) -> dict[str, dict[str, int]]:
+    """The distinct URLs the given messages hold, by the observer each reaches
+    (someone's other than the user's and a sealed service's), each with the message
+    that gave it first."""
+    found: dict[str, dict[str, int]] = {}
+    for position, (text, was_given) in enumerate(zip(corpus.texts, given, strict=True)):
+        if was_given and text.links():
+            for key, url in _observed_urls(text):
+                found.setdefault(key, {}).setdefault(url, position)
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _observed_urls(text: MessageText) -> tuple[tuple[str, str], ...]:
+    """Each URL of one message that someone observes, normalised, with its observer."""
+    found: list[tuple[str, str]] = []
+    for index in range(len(text.links())):
+        raw = trimmed_url(text.url(index))
+        url = parse_url(raw)
+        observer = observer_of(url)
+        if observer.reads_data:
+            found.append((observer.key, normal_url(raw) or raw))
+    return tuple(found)

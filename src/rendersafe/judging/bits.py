@@ -17,7 +17,8 @@ query and the fragment, percent-escapes decoded. It is priced word by word:
 This does not recognise data: it bounds what any encoding can carry. An English slug
 costs about what its words could carry; a key, reversed, shifted or XORed, costs its
 length in random characters; an acrostic costs a word per letter it carries.
-`explained` characters (copied from a trusted source) cost nothing.
+Words the observer's own texts hold (`known`: it wrote them) cost only the choice
+among those words.
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
 from urllib.parse import unquote
 
 from ..urls.datafiles import entries, words
 from ..urls.parse import ParsedUrl
 
-__all__ = ["WORD_BITS", "free_text", "price", "tokens"]
+__all__ = ["WORD_BITS", "free_text", "is_word", "price", "tokens"]
 
 WORD_BITS = 12.0
 _SEPARATOR_BITS = 1.0
@@ -41,6 +41,7 @@ _LETTER_BITS = math.log2(26)
 _MIXED_BITS = math.log2(62)
 # Words of a URL: a run of letters (a capital starting a camelCase word with it), of
 # capitals, or of digits; anything else is one character.
+_RUN = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
 _TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|.", re.DOTALL)
 
 
@@ -56,9 +57,15 @@ def _english() -> frozenset[str]:
     return words("english_words.txt")
 
 
-def free_text(url: ParsedUrl, observer: str) -> str:
+def is_word(token: str) -> bool:
+    """Is `token` (lower case) a word URLs are made of or an English word?"""
+    return token in _url_words() or (len(token) >= 3 and token in _english())
+
+
+def free_text(url: ParsedUrl, observer: str, *, host_given: bool = False) -> str:
     """The parts of `url` the model chose beyond its `observer` (the name that says who
-    reads it: a registrable domain, a code host's `github.com/<owner>`), decoded."""
+    reads it: a registrable domain, a code host's `github.com/<owner>`), decoded; with
+    `host_given`, beyond its host too (the conversation gave the host whole)."""
     parts = url.parts
     if parts is None:
         return url.raw
@@ -67,7 +74,7 @@ def free_text(url: ParsedUrl, observer: str) -> str:
     below = host[: -len(site)].rstrip(".") if host.endswith(site) else host
     if owner:
         below = ""  # the account's host (github.com, raw.githubusercontent.com) is its site
-    if below == "www":
+    if below == "www" or host_given:
         below = ""
     user = f"{parts.username}:{parts.password}@" if parts.username or parts.password else ""
     port = f":{parts.port}" if parts.port else ""
@@ -83,20 +90,22 @@ def tokens(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in _TOKEN.finditer(text)]
 
 
-def price(text: str, explained: Sequence[bool] | None = None) -> float:
-    """The bits `text` carries, its `explained` characters free."""
-    if explained is None:
+def price(text: str, known: frozenset[str] = frozenset()) -> float:
+    """The bits `text` carries, each run of letters and digits in `known` (lower case,
+    whole or word by word) a choice among those: log2 of their number, plus one."""
+    if not known:
         return _price(text)
+    choice = math.log2(len(known) + 1)
     total = 0.0
-    for start, end in tokens(text):
-        if explained is not None and all(explained[start:end]):
+    for match in _RUN.finditer(text):
+        run = match.group()
+        if run.isalnum() and run.lower() in known:
+            total += min(choice, _price(run))
             continue
-        token = text[start:end]
-        if explained is not None and any(explained[start:end]):
-            free = "".join(c for c, e in zip(token, explained[start:end], strict=True) if not e)
-            total += _characters(free)
-        else:
-            total += _token(token)
+        for start, end in tokens(run):
+            token = run[start:end]
+            known_token = token.isalnum() and token.lower() in known
+            total += min(choice, _token(token)) if known_token else _token(token)
     return total
 
 
@@ -113,12 +122,13 @@ def _token(token: str) -> float:
     capital = 1.0 if token[0].isupper() else 0.0
     if token.isupper() and len(token) > 1:
         capital = 1.0  # one choice: the whole word in capitals
+    spelt = _characters(token)
     known = _url_words().get(lower)
     if known is not None:
-        return known + capital
+        return min(spelt, known + capital)
     if len(lower) >= 3 and lower in _english():
-        return WORD_BITS + capital
-    return _characters(token)
+        return min(spelt, WORD_BITS + capital)
+    return spelt
 
 
 def _characters(text: str) -> float:

@@ -1,70 +1,71 @@
-"""`Budget`: what the model may choose to send to each observer, and what it has sent.
+"""`Budget`: what the model may choose to send to anyone who can read a request.
 
     budget = Budget(policy, conversation)
-    budget.admit(url, Role.LINK, taint=None)      # None: it may go; else why it may not
+    budget.admit(url, observer, Role.LINK, taint=None)   # None: it may go; else why not
 
-A URL reaches an observer (`urls.observers`). The chat's own origin, the operator's
-trusted hosts and sealed first-party services read what only the user and the service
-already share: nothing is counted there. Anyone else's host is counted: the bits the
-model chose in the URL (`bits.price` of what it did not copy), against a budget per
-observer, for the reply and for the whole conversation (the model's earlier replies, as
-the client sends them back, spent theirs):
+Who reads a request decides (`urls.observers`): the chat's own origin, the operator's
+trusted hosts and sealed first-party services read only what the user and the service
+already share, and nothing is counted there. Anyone else (an observable host, a tenant,
+an unknown host) is sent what the model chose, in bits (`bits.price`: words, not
+patterns, so the bound holds whatever the encoding):
 
-    images                      `image_budget_bits` (close to none): a choice among a
-                                few copied images, no composed one
-    a host nobody named         `link_budget_bits` (a link written from memory: no
-                                instruction pointed there)
-    a host the user named       `named_host_budget_bits` (the user's own service, the
-                                words the user wrote free there; or a third party in
-                                what the user pasted: less than from memory)
-    a search result echoing     `named_host_budget_bits` for what it echoes of the
-    the model's query           model's words
-    a host only a tool named    none: a tool's result (a retrieved page, an injected
-                                instruction) chose where the data goes
-    a host the model named      as a host nobody named: its own earlier turn, from memory
-    an observable host          none (shorteners, forms, bins, redirects, pastes)
-    links="strict"              none, but for copies
-    a conversation not read     none, but for copies (`conversation_truncated`)
-    whole
+    a copy          a URL given verbatim by a message the model did not write costs the
+                    choice among the copies (`choice.Selection`): which of the URLs the
+                    chat gave each observer, and which observers
+    derived         a copy that a text the model wrote produced (`provenance`: a call
+                    that carries the chat's data, an echo): as composed
+    composed        its free part (`bits.free_text`); a word of the paragraphs that name
+                    the observer in a message of a trusted role (`Policy.trusted_roles`:
+                    the user's, the operator's) costs a choice among those words: the
+                    service the user named already has what the user wrote beside it
 
-Copied verbatim from the user, the system prompt, the developer or a tool, a URL costs
-only the choice among the copies on its host (log2 of their number); what a tool echoed
-of the model's own words (`Provenance.echoed`) costs its bits (`laundered_copy`). Data
-recognised as the chat's (`taint`) costs more than any budget on these hosts, except on
-a host the user named. A conversation's replies share `conversation_budget_factor` times
-a reply's budget: the URLs of the model's earlier turns, as the client sends them back,
-are counted again with each reply (so a conversation spread over many requests spends
-one budget, with no state kept between them). Nothing here recognises data: the bound
-holds whatever the encoding.
+and may be sent, per reply and per conversation (the model's earlier turns, as the
+client sends them back, spent theirs: a conversation spread over many requests spends
+one budget, with no state kept between them):
+
+    composed, to observers the chat names   `named_host_budget_bits` for all of them
+    (however written: `naming`)             together a reply; `conversation_budget_factor`
+                                            times that a conversation
+    composed, to an observer nobody names   `link_budget_bits` each, a reply (a link
+                                            written from memory: nothing pointed there)
+    composed, to an observable host, in     nothing
+    links="strict", or with a conversation
+    not read whole
+    composed, in an image                   nothing
+    copies, in links                        `copy_choice_bits` a reply, times the factor
+                                            a conversation
+    copies, in images                       `image_budget_bits` a conversation
+
+Data recognised as the chat's (`taint`) costs more than any budget, unless the user's
+paragraphs that name the observer hold every word of the URL's free part.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from urllib.parse import parse_qsl, unquote
 
 from ..conversation import Conversation, Taint
+from ..conversation.messages import UNPROVEN_ROLES
+from ..conversation.naming import WORD, Named
+from ..conversation.provenance import Derived
+from ..conversation.seen import normal_url
 from ..findings import Reason
 from ..policy import Policy
 from ..urls import ParsedUrl, Role
 from ..urls.observers import HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, price
+from .choice import Selection
 
 __all__ = ["Budget", "Spent"]
 
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
+_MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
-_TRUNCATED = "conversation not read whole"
-# What a composed link may carry to a host, by who named the host first: the policy's
-# field (None: nothing), and why.
-_BY_STANDING: dict[str | None, tuple[str | None, str]] = {
-    None: ("link_budget_bits", "a host nobody named"),
-    "user": ("named_host_budget_bits", "a host the user named"),
-    "tool": (None, "a host only a tool named"),
-    # The model's own earlier turns named it (from memory, as it would now): no
-    # instruction is known to have pointed there.
-    "model": ("link_budget_bits", "a host the model named before"),
-}
+_TRUNCATED = "the conversation was not read whole"
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,170 +76,264 @@ class Spent:
     detail: str
 
 
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What one URL sends its observer: `bits` the model chose, `how` ("copy",
+    "derived", "composed"), who names the observer, why a copy is derived, and
+    whether what the observer already has holds every word of it that is data."""
+
+    bits: float
+    how: str
+    standing: str | None  # "trusted", "named", or None: nobody names the observer
+    why: str = ""
+    known: frozenset[str] = frozenset()  # what the observer already has
+    data: str = ""  # why it carries the chat's data, if it does
+    source: int | None = None  # the message a derived copy came from
+    cap: float | None = None  # what all the copies derived from it can carry together
+
+
 class Budget:
     """The budgets of one reply, what its conversation's earlier replies spent included.
 
     One per reply (or stream), not shared across threads."""
 
     __slots__ = (
-        "_choices",
+        "_answers",
         "_conversation",
+        "_copies",
         "_earlier",
-        "_images",
-        "_links",
+        "_memory",
+        "_named",
         "_policy",
         "_sent",
-        "_truncated",
+        "_strict",
         "_trusted",
+        "_words",
     )
 
     def __init__(self, policy: Policy, conversation: Conversation) -> None:
         self._policy = policy
         self._conversation = conversation
         self._trusted = frozenset(policy.trusted_roles)
-        self._truncated = conversation.truncated
-        self._links: dict[str, float] = {}  # bits the model chose in links, by observer
-        self._choices: dict[str, float] = {}  # bits of its choices among copied links
-        self._images: dict[str, float] = {}
+        self._strict = policy.links == "strict"
+        self._named = 0.0  # bits composed for observers the chat names, this reply
+        self._memory: dict[str, float] = {}  # ... for each observer nobody names
+        self._answers: dict[int, float] = {}  # ... derived from each tool's answer
+        given = conversation.given_on()
+        self._copies = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
-        self._earlier: dict[str, float] | None = None  # what earlier replies sent, by observer
+        self._earlier: _Earlier | None = None
+        self._words: frozenset[str] | None = None
 
     def admit(
         self, url: ParsedUrl, observer: Observer, role: Role, taint: Taint | None
     ) -> Spent | None:
         """None when `url` may go to its observer (its bits are then spent); else why not."""
-        if observer.cls not in _COUNTED or (url.href or "", role) in self._sent:
+        href = url.href or ""
+        if observer.cls not in _COUNTED or (href, role) in self._sent:
             return None
-        provenance = self._conversation.provenance(self._trusted)
-        standing = provenance.standing(url.host) if url.host else None
-        if taint is not None and standing != "user":
-            named = f"from message {taint.message} ({taint.role})"
-            return Spent(Reason.CONVERSATION_DATA, f"{named}, to {_where(observer, standing)}")
-        bits, how = self._bits(url, observer, standing)
-        limit, why = self._limit(observer, role, standing, how)
-        ledger = self._ledger(role, how, standing)
-        spent = ledger.get(observer.key, 0.0)
-        earlier = self._spent_earlier().get(observer.key, 0.0) if how != "copy" else 0.0
-        whole = limit * self._policy.conversation_budget_factor
-        if spent + bits > limit + 1e-9 or earlier + spent + bits > whole + 1e-9:
-            detail = (
-                f"{_where(observer, standing)}: {bits:.0f} bits chosen, {spent:.0f} spent "
-                f"before in this reply and {earlier:.0f} in earlier ones, {limit:.0f} allowed "
-                f"a reply and {whole:.0f} a conversation ({why})"
+        cost = self.cost(url, observer, role)
+        if taint is not None and not self._has(url, cost.known):
+            where = _where(observer, cost)
+            return Spent(
+                Reason.CONVERSATION_DATA, f"from message {taint.message} ({taint.role}), to {where}"
             )
-            return Spent(self._reason(role, how, why), detail)
-        ledger[observer.key] = spent + bits
-        self._sent.add((url.href or "", role))
+        if cost.data:
+            return Spent(Reason.CONVERSATION_DATA, f"{cost.data}, to {_where(observer, cost)}")
+        # A copy, derived or not, is a pick among the copies; a derived one also carries
+        # what the tool may have computed from the model's call.
+        spent = self._copy(url, observer, role, cost) if cost.how != "composed" else None
+        if spent is None and cost.how != "copy":
+            spent = self._composed(observer, role, cost)
+        if spent is None:
+            self._sent.add((href, role))
+        return spent
+
+    def cost(self, url: ParsedUrl, observer: Observer, role: Role = Role.LINK) -> Cost:
+        """What `url`, used as `role`, sends `observer`, and how it came to be."""
+        conversation = self._conversation
+        naming = conversation.naming(self._trusted)
+        provenance = conversation.provenance(self._trusted, strict=self._strict)
+        named = naming.of(observer.key)
+        # A tool's answer to a call that carries the chat's data proves nothing: the
+        # model may have had the tool name the host, and write the words beside it.
+        places = {p for p, _ in named.places if not provenance.loaded(p)}
+        messages = conversation.messages
+        # The user's or the operator's own service: named by them, and by no text an
+        # instruction could hide in (a page the user named may hold one).
+        by_trusted = bool(places) and all(
+            messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
+        )
+        standing = _standing(named, by_trusted)
+        given = standing is not None and url.host != observer.key
+        text = free_text(
+            url, observer.key, host_given=given and naming.of(url.host).first is not None
+        )
+        copied = conversation.copied_at(url.href or "")
+        if copied is not None:
+            observable = observer.cls is HostClass.OBSERVABLE
+            derived = provenance.derived(text, url.host, copied, observable)
+            if derived is None:
+                return Cost(0.0, "copy", standing)
+            # A link echoing the user's words back is a copy (a search result's slug); an
+            # image loads unasked, so what it echoes is counted all the same.
+            if derived.echoes_given and role is Role.LINK:
+                taint = conversation.taint(url)
+                data = (
+                    "" if taint is None else f"it echoes the chat's data (message {taint.message})"
+                )
+                return Cost(0.0, "copy", standing, derived.why, data=data)
+            bits, cap = _derived_bits(text, derived)
+            return Cost(bits, "derived", standing, derived.why, source=copied, cap=cap)
+        known = self._known(observer.key, named, places) if standing else frozenset()
+        data = self._data(text, known, standing)
+        # The user's own words, to a service the user or the operator names: a choice
+        # among the words of the trusted messages (which they already say costs bits).
+        words = known | self._trusted_words() if standing == "trusted" else known
+        return Cost(price(text, words), "composed", standing, "", known, data)
+
+    def _has(self, url: ParsedUrl, known: frozenset[str]) -> bool:
+        """Does the observer already have every piece of the chat `url` carries (the
+        user wrote the trace id beside the log viewer's name)?"""
+        if not known:
+            return False
+        conversation = self._conversation
+        keys = conversation.pieces_in(conversation.readings(url), url.host)
+        return bool(keys) and all(key.decode("utf-8", "replace") in known for key, _ in keys)
+
+    def _trusted_words(self) -> frozenset[str]:
+        """The words of the messages of trusted roles (not answers to loaded calls)."""
+        if self._words is None:
+            conversation = self._conversation
+            loaded = conversation.provenance(self._trusted, strict=self._strict).loaded
+            found: set[str] = set()
+            for position, message in enumerate(conversation.messages):
+                if message.role in self._trusted and not loaded(position):
+                    found.update(w.lower() for w in WORD.findall(message.text))
+                    found.update(run.lower() for run in _ALNUM.findall(message.text))
+            self._words = frozenset(found)
+        return self._words
+
+    def _data(self, text: str, known: frozenset[str], standing: str | None) -> str:
+        """Why the composed `text` carries the chat's data, if it does: a run of letters
+        and digits (an ID, a number, a code) that a message gave and the observer does
+        not have (unless the user gave it to a host the user or the operator names); to
+        a host the chat names, a number the chat never gave (what else could the model
+        know of it but the chat's data, re-encoded: a code reversed)."""
+        conversation = self._conversation
+        naming = conversation.naming(self._trusted)
+        if standing is None:
+            return ""  # a host from memory: what the model knows of it is no one's
+        for run in _ALNUM.findall(text):
+            lower = run.lower()
+            if len(lower) < 3 or lower.isalpha() or lower in known:
+                continue
+            position = naming.given(lower)
+            if position is None:
+                if sum(c.isdigit() for c in lower) >= _MADE_UP_DIGITS:
+                    return "a number the conversation never gave"
+                continue
+            role = conversation.messages[position].role
+            if standing == "trusted" and role in self._trusted:
+                continue  # the user's own, to the user's (or the operator's) service
+            return f"an ID or number from message {conversation.messages[position].index} ({role})"
+        return ""
+
+    def _known(self, key: str, named: Named, places: set[int]) -> frozenset[str]:
+        """What an observer already has: the words of the blocks that name it and of
+        the URLs to it that the conversation gave (not in a tool's answer to a call
+        that carries the chat's data)."""
+        conversation = self._conversation
+        # A text of no known author may be the model's own: it proves nothing known.
+        proven = {p for p in places if conversation.messages[p].role not in UNPROVEN_ROLES}
+        words = set(conversation.naming(self._trusted).words(named, proven))
+        loaded = conversation.provenance(self._trusted, strict=self._strict).loaded
+        for url, position in conversation.given_on().get(key, {}).items():
+            if not loaded(position):
+                text = unquote(url)
+                words.update(w.lower() for w in WORD.findall(text))
+                words.update(run.lower() for run in _ALNUM.findall(text))
+        return frozenset(words)
+
+    def _copy(self, url: ParsedUrl, observer: Observer, role: Role, cost: Cost) -> Spent | None:
+        selection = self._copies[role]
+        href = normal_url(url.href or "") or url.href or ""
+        bits = selection.bits_with(observer.key, href)
+        earlier = self._earlier_spent().copies[role]
+        policy = self._policy
+        tight = policy.links == "strict" or observer.cls is HostClass.OBSERVABLE
+        if role is Role.IMAGE or tight:
+            # A few choices a conversation: an image loads unasked; a shortener's or a
+            # form's links, and any in strict mode, are nothing an answer needs many of.
+            limit, whole = policy.image_budget_bits, policy.image_budget_bits
+        else:
+            limit = policy.copy_choice_bits
+            whole = limit * policy.conversation_budget_factor
+        if bits > limit + 1e-9 or earlier + bits > whole + 1e-9:
+            detail = (
+                f"{_where(observer, cost)}: picking this copy with the reply's others says "
+                f"{bits:.0f} bits, earlier replies' {earlier:.0f}; {limit:.0f} allowed a reply "
+                f"and {whole:.0f} a conversation"
+            )
+            reason = Reason.IMAGE_CHOICE if role is Role.IMAGE else Reason.OBSERVABLE_HOST_BUDGET
+            return Spent(reason, detail)
+        selection.add(observer.key, href)
         return None
 
-    def _spent_earlier(self) -> dict[str, float]:
-        """What the model's earlier replies (as the client sends them back) chose to
-        send each observer: a conversation spreads one budget over its replies."""
-        if self._earlier is None:
-            earlier: dict[str, float] = {}
-            provenance = self._conversation.provenance(self._trusted)
-            for raw in self._conversation.model_urls():
-                url = parse_url(raw)
-                observer = observer_of(url)
-                if observer.cls in _COUNTED and url.href:
-                    bits, how = self._bits(url, observer, provenance.standing(url.host))
-                    if how != "copy":
-                        earlier[observer.key] = earlier.get(observer.key, 0.0) + bits
-            self._earlier = earlier
-        return self._earlier
+    def _composed(self, observer: Observer, role: Role, cost: Cost) -> Spent | None:
+        if cost.source is not None and cost.cap is not None:
+            left = max(0.0, cost.cap - self._answers.get(cost.source, 0.0))
+            cost = replace(cost, bits=min(cost.bits, left))
+        limit, whole, spent, why = self._limits(observer, role, cost)
+        earlier = self._earlier_spent().named if cost.standing and whole is not None else 0.0
+        if spent + cost.bits > limit + 1e-9 or (
+            whole is not None and earlier + spent + cost.bits > whole + 1e-9
+        ):
+            detail = (
+                f"{_where(observer, cost)}: {cost.bits:.0f} bits chosen, {spent:.0f} spent before "
+                f"in this reply and {earlier:.0f} in earlier ones; {limit:.0f} allowed ({why})"
+            )
+            return Spent(self._reason(role, cost, why), detail)
+        if cost.standing:
+            self._named += cost.bits
+        else:
+            self._memory[observer.key] = spent + cost.bits
+        if cost.source is not None:
+            self._answers[cost.source] = self._answers.get(cost.source, 0.0) + cost.bits
+        return None
 
-    def _ledger(self, role: Role, how: str, standing: str | None) -> dict[str, float]:
-        if role is Role.IMAGE:
-            return self._images
-        return self._choices if how == "copy" and standing != "user" else self._links
-
-    def _bits(self, url: ParsedUrl, observer: Observer, standing: str | None) -> tuple[float, str]:
-        """The bits the model chose in `url`, and how: "copy" (a choice among copies),
-        "laundered" (a copy that echoes what the model wrote first), "derived" (a copy of
-        what the model asked a tool for: as composed), "composed"."""
-        conversation = self._conversation
-        href = url.href or ""
-        text = free_text(url, observer.key)
-        copied = conversation.copied_at(href)
-        if copied is not None:
-            provenance = conversation.provenance(self._trusted)
-            choice = math.log2(max(conversation.copies_on(url.host), 1))
-            if self._derived(url, observer, copied):
-                return choice + price(text), "derived"
-            echoed = provenance.echoed(text, copied)
-            if any(echoed):
-                return choice + price(text, [not e for e in echoed]), "laundered"
-            return choice, "copy"
-        explained = self._explained(text, standing)
-        return price(text, explained), "composed"
-
-    def _derived(self, url: ParsedUrl, observer: Observer, copied: int) -> bool:
-        """Is a URL first given in message `copied` what the model asked for: on a site
-        the model named before (a code interpreter printing the URL it was handed), or,
-        from a tool, on an observable host after the model wrote a URL (a shortener or a
-        redirect wrapping the model's own)?"""
-        provenance = self._conversation.provenance(self._trusted)
-        if provenance.model_named(url.host, copied):
-            return True
-        if provenance.encoded_echo(free_text(url, observer.key), copied):
-            return True
-        source = self._conversation.messages[copied].role
-        observable = observer.cls is HostClass.OBSERVABLE
-        return observable and source not in self._trusted and provenance.model_wrote_url(copied)
-
-    def _explained(self, text: str, standing: str | None) -> list[bool] | None:
-        """On a host the user named, the words the user wrote cost nothing there."""
-        if standing != "user":
-            return None
-        provenance = self._conversation.provenance(self._trusted)
-        marks = [False] * len(text)
-        start = None
-        for index, char in enumerate([*text, " "]):
-            if char.isalnum():
-                start = index if start is None else start
-                continue
-            if (
-                start is not None
-                and index - start >= 4
-                and provenance.said_by_user(text[start:index])
-            ):
-                marks[start:index] = [True] * (index - start)
-            start = None
-        return marks
-
-    def _limit(
-        self, observer: Observer, role: Role, standing: str | None, how: str
-    ) -> tuple[float, str]:
-        """What this observer may be sent, and why that much (`how` the bits were
-        chosen: a copy, a copy with the model's words echoed in it, composed)."""
+    def _limits(
+        self, observer: Observer, role: Role, cost: Cost
+    ) -> tuple[float, float | None, float, str]:
+        """A reply's limit, the conversation's (None: none), what this reply spent, why."""
         policy = self._policy
+        spent = self._named if cost.standing else self._memory.get(observer.key, 0.0)
         if role is Role.IMAGE:
-            return policy.image_budget_bits, "images"
-        if how == "copy":
-            if standing == "user":
-                return policy.named_host_budget_bits, "copies"
-            return policy.copy_choice_bits, "a choice among copies"
+            return 0.0, None, spent, "an image: nothing composed"
         closed = self._closed(observer)
         if closed is not None:
-            return 0.0, closed
-        if how == "laundered":  # a search result with the model's query in it
-            return policy.named_host_budget_bits, "echoed"
-        budget, why = _BY_STANDING[standing]
-        return (getattr(policy, budget) if budget else 0.0), why
+            return 0.0, None, spent, closed
+        if cost.standing is not None:
+            limit = policy.named_host_budget_bits
+            why = "hosts the user or the operator names"
+            if cost.standing == "named":
+                limit, why = policy.tool_host_budget_bits, "hosts only a tool or a document names"
+            return limit, limit * policy.conversation_budget_factor, spent, why
+        return policy.link_budget_bits, None, spent, "a host nobody named"
 
     def _closed(self, observer: Observer) -> str | None:
         """Why nothing composed may reach this observer, if nothing may."""
-        if self._truncated:
+        if self._conversation.truncated:
             return _TRUNCATED
         if self._policy.links == "strict":
             return "strict"
         if observer.cls is HostClass.OBSERVABLE:
-            return f"{observer.cls.value} host"
+            return "an observable host"
         return None
 
     @staticmethod
-    def _reason(role: Role, how: str, why: str) -> Reason:
-        if how in ("laundered", "derived"):
+    def _reason(role: Role, cost: Cost, why: str) -> Reason:
+        if cost.how == "derived":
             return Reason.LAUNDERED_COPY
         if role is Role.IMAGE:
             return Reason.IMAGE_CHOICE
@@ -246,9 +341,81 @@ class Budget:
             return Reason.CONVERSATION_TRUNCATED
         return Reason.OBSERVABLE_HOST_BUDGET
 
+    def _earlier_spent(self) -> _Earlier:
+        """What the model's earlier replies (as the client sends them back) spent."""
+        if self._earlier is None:
+            self._earlier = _Earlier.of(self._conversation, self.cost, self._policy)
+        return self._earlier
 
-def _where(observer: Observer, standing: str | None) -> str:
-    named = {"user": "the user named it", "tool": "a tool named it", "model": "the model named it"}
-    return (
-        f"{observer.cls.value} host {observer.key} ({named.get(standing or '', 'nobody named it')})"
+
+@dataclass(slots=True)
+class _Earlier:
+    """What the model's earlier replies sent: composed bits to observers the chat
+    names, and the bits of their choices among copies, by role."""
+
+    named: float
+    copies: dict[Role, float]
+
+    @classmethod
+    def of(
+        cls,
+        conversation: Conversation,
+        cost_of: Callable[[ParsedUrl, Observer, Role], Cost],
+        policy: Policy,
+    ) -> _Earlier:
+        """What `conversation`'s earlier replies spent, each URL costed by `cost_of`."""
+        given = conversation.given_on()
+        selections = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
+        named = 0.0
+        for shown, image in conversation.shown_urls():
+            raw = _unproxied(shown, policy)
+            role = Role.IMAGE if image or raw != shown else Role.LINK
+            url = parse_url(raw)
+            observer = observer_of(url)
+            if observer.cls not in _COUNTED or not url.href:
+                continue
+            cost = cost_of(url, observer, role)
+            if cost.how == "copy":
+                selections[role].add(observer.key, url.href)
+            elif cost.standing:
+                named += cost.bits
+        return cls(named, {role: s.bits() for role, s in selections.items()})
+
+
+def _unproxied(raw: str, policy: Policy) -> str:
+    """The image a URL of the policy's image proxy asks for (else `raw`): an earlier
+    reply's proxied image spent its choice on what it wraps."""
+    proxy = policy.image_proxy
+    if proxy is None or not raw.startswith(proxy.url + "?"):
+        return raw
+    for name, value in parse_qsl(raw.partition("?")[2]):
+        if name == proxy.url_param:
+            return value
+    return raw
+
+
+def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
+    """What a derived copy carries (all its free part, or what it echoes), and what
+    all the copies from the same answer can carry together (None: no bound): no more
+    than the data of the calls they answer, however the tool computed them."""
+    whole = price(text)
+    if derived.data:
+        return whole, sum(price(datum) for datum in derived.data)
+    if derived.echoed:
+        runs = "".join(c if echoed else " " for c, echoed in zip(text, derived.echoed, strict=True))
+        return min(whole, sum(price(run) for run in runs.split())), None
+    return whole, None
+
+
+def _standing(named: Named, by_trusted: bool) -> str | None:
+    if named.first is None:
+        return None
+    return "trusted" if by_trusted else "named"
+
+
+def _where(observer: Observer, cost: Cost) -> str:
+    named = {"trusted": "the user or operator names it", "named": "only a tool names it"}.get(
+        cost.standing or "", "nobody named it"
     )
+    how = f"; {cost.why}" if cost.why else ""
+    return f"{observer.cls.value} host {observer.key} ({named}{how})"

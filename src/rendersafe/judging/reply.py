@@ -31,9 +31,10 @@ from ..policy import Policy
 from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
 from ..urls.interstitial import interstitial_url
+from ..urls.nested import nested_urls
 from ..urls.observers import HostClass, Observer, observer_of
 from .beacons import LinkBeacons, link_shapes, sent_href
-from .budget import Budget
+from .budget import Budget, Spent
 
 __all__ = ["Judge", "ReplyJudge"]
 
@@ -189,35 +190,57 @@ class ReplyJudge:
     def _in_reply(self, verdict: Verdict, role: Role, *, copied: bool = False) -> Verdict:
         """A URL the policy keeps, judged with the conversation and the reply so far."""
         url = verdict.url
-        taint = None if copied else self._taint(url)
+        if role is Role.IMAGE and self.urls.signed_by_proxy(url, self.proxy_context):
+            return verdict  # its target was judged when it was proxied, here or before
+        observer = self._observer(url) if self._budget is not None else None
+        # The user's own data, to the one service that reads it, is no leak: a sealed
+        # service's URL is not looked into (the URLs inside it are, below).
+        sealed = observer is not None and observer.cls is HostClass.SEALED
+        taint = None if copied or sealed else self._taint(url)
         if taint is not None and self._copied(url):
             taint = None
-        observer = self._observer(url, role) if self._budget is not None else None
-        if observer is not None and observer.cls is HostClass.SEALED:
-            taint = None  # the user's own data, to the one service that reads it
         if taint is not None and (observer is None or not observer.reads_data):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
-        if observer is not None and self._budget is not None:
-            spent = self._budget.admit(url, observer, role, taint)
+        if observer is not None:
+            spent = self._spend(url, observer, role, taint)
             if spent is not None:
-                dropped = _dropped(verdict, spent.reason)
-                return replace(dropped, source=spent.detail, host_class=observer.cls.value)
+                dropped = _dropped(verdict, spent[0].reason)
+                return replace(dropped, source=spent[0].detail, host_class=spent[1].cls.value)
         if role is Role.LINK and self._unseen_host(url):
             return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
         if role is Role.LINK and _counted(url) and not self._links.admits(url):
             return _dropped(verdict, Reason.BEACON)
         return verdict
 
-    def _observer(self, url: ParsedUrl, role: Role) -> Observer:
+    def _spend(
+        self, url: ParsedUrl, observer: Observer, role: Role, taint: Taint | None
+    ) -> tuple[Spent, Observer] | None:
+        """Why the budget takes `url` out, and the observer it would reach, if it does:
+        for a URL that reaches no one who could read it, the URLs inside it (a sealed
+        service fetches them, or sends the user on) are judged as their own requests."""
+        assert self._budget is not None
+        if observer.reads_data:
+            spent = self._budget.admit(url, observer, role, taint)
+            return None if spent is None else (spent, observer)
+        for nested in nested_urls(url):
+            inner = self._observer(nested)
+            if not inner.reads_data:
+                continue
+            inner_taint = None if self._copied(nested) else self._taint(nested)
+            spent = self._budget.admit(nested, inner, role, inner_taint)
+            if spent is not None:
+                return Spent(spent.reason, f"a URL inside it, to {spent.detail}"), inner
+        return None
+
+    def _observer(self, url: ParsedUrl) -> Observer:
         """Who reads a request to `url`. The policy's trusted hosts are trusted; so is an
         image host the policy allows, unless anyone can publish or fetch through it (a
         tenant's or an observable host: the allowlist names a service, not its users)."""
         if self.urls.trusts(url):
             return Observer(HostClass.TRUSTED, url.host)
         found = observer_of(url)
-        allowed = role is Role.IMAGE and self.urls.allows_image_host(url)
-        if allowed and found.cls is HostClass.UNKNOWN:
+        if found.cls is HostClass.UNKNOWN and self.urls.allows_image_host(url):
             return Observer(HostClass.TRUSTED, found.key)
         return found
 

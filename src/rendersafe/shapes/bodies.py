@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import Any
 
 from . import cohere
 from .content import content, rest
 from .messages import message
-from .record import MODEL, SYSTEM, TOOL, UNKNOWN, USER, Kind, Path, Role
+from .record import MODEL, SYSTEM, TOOL, UNKNOWN, USER, Kind, Path, Role, role_of
 from .walk import At, Fields, Reader, fields_of
 
 __all__ = ["BODY_KEYS", "REPLY_KEYS", "body", "messages", "read_body_or_messages"]
@@ -99,6 +100,10 @@ def messages(reader: Reader, value: Iterable[object], path: Path, turn: int) -> 
     """Read a list of messages from turn `turn` (a body inside the list is read as a
     body: Ollama's generate requests, listed); the next turn."""
     for index, item in enumerate(value):
+        if type(item) is dict and _plain(item):  # the common message, read at once
+            _plain_message(reader, item, turn, (*path, index))
+            turn += 1
+            continue
         try:
             fields = fields_of(item) if not isinstance(item, str) else None
             if fields is not None and _is_body(fields):
@@ -109,6 +114,30 @@ def messages(reader: Reader, value: Iterable[object], path: Path, turn: int) -> 
             reader.note(f"unread: a message raised {type(exc).__name__}")
         turn += 1
     return turn
+
+
+_PLAIN_KEYS = frozenset({"role", "content", "name"})
+
+
+def _plain(item: dict[Any, object]) -> bool:
+    """Is `item` a chat message of a role, string content and perhaps a name?"""
+    return (
+        isinstance(item.get("content"), str)
+        and isinstance(item.get("role"), str)
+        and item.keys() <= _PLAIN_KEYS
+    )
+
+
+def _plain_message(reader: Reader, item: dict[Any, object], turn: int, path: Path) -> None:
+    """`messages.message` for a plain chat message, without the dispatch (what every
+    shape's reader would make of it: the same `Text`s)."""
+    role = role_of(item["role"])
+    kind = Kind.RESULT if role == TOOL else Kind.TEXT
+    reader.nodes += 1
+    reader.text(str(item["content"]), At(role, turn, (*path, "content")), kind)
+    name = item.get("name")
+    if name is not None:
+        reader.strings(name, At(role, turn, (*path, "name")), Kind.OTHER)
 
 
 def _is_body(fields: Fields) -> bool:

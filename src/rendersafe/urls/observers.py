@@ -4,6 +4,9 @@
     # Observer(cls=HostClass.TENANT, key="alice.github.io")
 
     own         a relative URL (the chat's own origin), the user's own machine (loopback)
+                and network (a private or link-local address; a name under a suffix
+                reserved for private networks, `.internal`, `.local`, `.home.arpa`:
+                nobody outside the user's network receives those requests)
     trusted     the policy's `trusted_link_hosts` (decided by the judge, which has them)
     sealed      a first-party service only the service itself reads (data/sealed_services.txt)
     observable  a host whose purpose lets someone else read the request: shorteners,
@@ -15,8 +18,9 @@
     unknown     anything else, read as observable: whoever runs it
 
 The observer is who reads the request: the registrable domain (a tenant's own name under
-a private suffix, a repository owner on a code host), with a port other than the
-default. What the model sends to one observer adds up, across URLs and replies.
+a private suffix, a repository owner on a code host). Its ports are its own, not other
+observers: whoever runs a host listens on any of them. What the model sends to one
+observer adds up, across URLs and replies.
 """
 
 from __future__ import annotations
@@ -59,9 +63,29 @@ _OWNED_FILES = frozenset(
         "gist.githubusercontent.com",
         "gist.github.com",
         "res.cloudinary.com",  # /<cloud name>/image/fetch/<any URL>: the account's
+        "ik.imagekit.io",  # /<account>/...: the account's origin and its logs
+        "storage.googleapis.com",  # /<bucket>/...: the bucket owner's access logs
+        "storage.cloud.google.com",
+        "s3.amazonaws.com",  # path-style S3: the bucket owner's server access logs
     }
 )
 _TENANT_SECTION = "# tenant suffixes"
+# Top-level names no registry delegates (RFC 6761, 6762, 8375; ICANN's 2024 `.internal`
+# reservation): they resolve only inside the user's own network.
+_PRIVATE_SUFFIXES = frozenset({"localhost", "local", "internal", "lan", "localdomain"})
+# A home's or an office's own addresses (RFC 1918, link-local, unique local). Not the
+# documentation ranges Python also calls private: they stand for anyone's address.
+_OWN_NETWORKS = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "169.254.0.0/16",
+        "fc00::/7",
+        "fe80::/10",
+    )
+)
 
 
 def _tables() -> tuple[PathTable, PathTable]:
@@ -94,15 +118,14 @@ class Observer:
 def observer_of(url: ParsedUrl) -> Observer:
     """The host class of `url` and who reads it (trusted hosts are the judge's to say)."""
     parts = url.parts
-    if url.relative or parts is None or not url.host or _loopback(url.host):
+    if url.relative or parts is None or not url.host or _own_network(url.host):
         return Observer(HostClass.OWN, "")
     host = url.host
-    port = f":{parts.port}" if parts.port else ""
     path = (parts.path or "/").lower()
     owner = path.split("/", 2)[1] if path.count("/") >= 2 else ""
     if sealed_service(url):
-        found = Observer(HostClass.SEALED, site_of(host))
-    elif host in _OWNED_FILES and owner:
+        return Observer(HostClass.SEALED, site_of(host))
+    if host in _OWNED_FILES and owner:
         found = Observer(HostClass.TENANT, f"{host}/{owner}")
     elif _OBSERVABLE.covers(host, path):
         found = Observer(HostClass.OBSERVABLE, site_of(host))
@@ -114,17 +137,19 @@ def observer_of(url: ParsedUrl) -> Observer:
         found = Observer(HostClass.TENANT, f"{site_of(host)}/{owner}")
     else:
         found = Observer(HostClass.UNKNOWN, site_of(host))
-    return Observer(found.cls, found.key + port) if port else found
+    return found
 
 
-def _loopback(host: str) -> bool:
-    """Is `host` the user's own machine (localhost, 127.0.0.0/8, ::1): no one else's?"""
-    if host == "localhost" or host.endswith(".localhost"):
+def _own_network(host: str) -> bool:
+    """Is `host` on the user's own machine or network (localhost, a loopback, private or
+    link-local address, a name under a private-use suffix): no one else's?"""
+    if host.rpartition(".")[2] in _PRIVATE_SUFFIXES or host.endswith(".home.arpa"):
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    return address.is_loopback or any(address in network for network in _OWN_NETWORKS)
 
 
 @functools.lru_cache(maxsize=8192)
