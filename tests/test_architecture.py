@@ -35,6 +35,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"streaming"}),
     frozenset({"sanitizer"}),
     frozenset({"wire"}),
+    frozenset({"batch"}),
     frozenset({"exchange"}),
     frozenset({"middleware", "scan"}),
     frozenset({"integrations"}),

@@ -6,6 +6,8 @@
     ├── SanitizeError               a reply could not be sanitised; nothing was emitted
     │   ├── InputTooLargeError      the reply is longer than `Policy.max_input_chars`
     │   └── FormatError             a response is not in the wire format it claims
+    ├── batch.ColumnError           the columns handed to a batch do not fit together
+    │                               (also a ValueError)
     ├── integrations.litellm.ReplyWithheldError
     │                               LiteLLM answers with it (502, or 503 while a required
     │                               audit log is down) instead of the reply
