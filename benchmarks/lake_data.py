@@ -41,7 +41,7 @@ REPLIES = pa.schema(
 )
 CHATS = pa.schema([pa.field("id", pa.string()), pa.field("messages", pa.list_(MESSAGE))])
 SYSTEM = "You are a helpful assistant for Acme's developer docs. Answer in Markdown."
-_BATCH = 2_000  # rows written at once
+_BATCH = 1_000  # rows written at once: a row group each, so engines can split the file
 
 
 @dataclass(frozen=True)

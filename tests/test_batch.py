@@ -6,6 +6,7 @@ on Ray)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from typing import Any
 
@@ -15,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rendersafe.batch
 from lake_cases import EVIL, KEY, bad_rows, lake, mismatches
 from rendersafe import Policy, Sanitizer, sanitize
 from rendersafe.batch import (
@@ -29,6 +31,20 @@ from rendersafe.integrations.ray import Sanitize
 
 MESSAGES = [{"role": "user", "content": f"My key is {KEY}, my e-mail dana@example.com."}]
 LEAK = f"![k](https://c.example/p.png?k={KEY})"
+
+
+def test_the_public_surface() -> None:
+    assert rendersafe.batch.__all__ == [
+        "NO_FINDINGS", "PLACEHOLDER", "RESULT_TYPE", "ColumnError", "Row", "sanitize_arrow",
+        "sanitize_row", "sanitizer_for",
+    ]  # fmt: skip
+    assert str(inspect.signature(sanitize_arrow)) == (
+        "(replies: 'Any', conversations: 'Any' = None, *, policy: 'Policy | None' = None)"
+        " -> 'pa.StructArray'"
+    )
+    assert list(inspect.signature(Sanitize).parameters) == [
+        "policy", "reply", "conversation", "output",
+    ]  # fmt: skip
 
 
 def _rows(result: pa.StructArray) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..batch import ColumnError, sanitize_arrow
+from ..batch import ColumnError, sanitize_arrow, sanitizer_for
 from ..policy import Policy
 
 __all__ = ["Sanitize"]
@@ -43,6 +43,7 @@ class Sanitize:
     ) -> None:
         self.policy = policy if policy is not None else Policy()
         self.reply, self.conversation, self.output = reply, conversation, output
+        sanitizer_for(self.policy)  # compiled and warmed as the actor starts, not per batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         """`batch` with the `output` column appended."""
