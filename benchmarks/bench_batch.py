@@ -148,12 +148,13 @@ def on_spark(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
     from rendersafe.integrations.spark import sanitize_udf  # noqa: PLC0415
 
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter
+    size = lake.replies.stat().st_size
     started = time.perf_counter()
     session = (
         SparkSession.builder.master(f"local[{workers}]")
         .config("spark.ui.enabled", "false")
-        # Splits of a few row groups each, so that every core gets as much work.
-        .config("spark.sql.files.maxPartitionBytes", str(8 << 20))
+        # Eight splits per core (a row group is at least one), so the cores end together.
+        .config("spark.sql.files.maxPartitionBytes", str(max(size // (8 * workers), 1 << 20)))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")

@@ -149,6 +149,13 @@ def test_a_broken_conversation_is_still_read_for_its_secrets() -> None:
     assert notes[0]["action"] == "read_as_text"
 
 
+def test_a_conversation_cell_of_a_number_is_read_as_its_text() -> None:
+    (row,) = _rows(sanitize_arrow([LEAK], pa.array([7], pa.int64())))
+    (note, *_) = json.loads(row["findings"])
+    assert note["detail"] == "a value of type int holds no messages"
+    assert KEY not in row["text"]
+
+
 def test_plain_text_conversations_are_read_as_text() -> None:
     said = f"user: my key is {KEY}"
     (row,) = _rows(sanitize_arrow([LEAK], [said]))

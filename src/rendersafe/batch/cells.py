@@ -55,7 +55,8 @@ def conversation_of(value: object) -> tuple[Conversation | None, Unreadable | No
     try:
         return Conversation.from_messages(value), None
     except TypeError:  # a number or a boolean: no messages in it
-        why = Unreadable("conversation_unreadable", f"a {type(value).__name__} holds no messages")
+        kind = type(value).__name__
+        why = Unreadable("conversation_unreadable", f"a value of type {kind} holds no messages")
         return _as_text(str(value), why)
 
 
