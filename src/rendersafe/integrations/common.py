@@ -1,0 +1,64 @@
+"""What every framework adapter shares: its sanitiser, its exchanges, its refusal.
+
+    sanitizer = sanitizer_for(policy, sanitizer)     # built once per adapter
+    exchange = open_exchange(sanitizer, "langchain", conversation=messages, run_id=run)
+    refuse_unaudited(exchange)                       # AuditError while a required log is down
+
+An adapter holds one `Sanitizer` (built once: its policy compiled once) and opens one
+`Exchange` per model reply, named in its audit records by the framework (`context`:
+`integration`) and the framework's own id for the run, when it has one.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Mapping
+
+from ..audit import Source
+from ..conversation import ConversationLike
+from ..errors import AuditError, PolicyError
+from ..exchange import Exchange
+from ..policy import Policy
+from ..sanitizer import Sanitizer
+
+__all__ = ["WITHHELD", "open_exchange", "refuse_unaudited", "sanitizer_for"]
+
+# What a stream shows in place of what it could not sanitise (no traceback, no reply).
+WITHHELD = "rendersafe withheld the rest of this reply"
+
+
+def sanitizer_for(policy: Policy | None, sanitizer: Sanitizer | None) -> Sanitizer:
+    """`sanitizer`, or one for `policy` (shared by every adapter given that policy)."""
+    if sanitizer is not None and policy is not None:
+        raise PolicyError("policy", "give a policy or a sanitizer, not both")
+    if sanitizer is not None:
+        return sanitizer
+    return _shared(policy if policy is not None else Policy())
+
+
+@functools.lru_cache(maxsize=16)
+def _shared(policy: Policy) -> Sanitizer:
+    return Sanitizer(policy)
+
+
+def open_exchange(
+    sanitizer: Sanitizer,
+    integration: str,
+    *,
+    conversation: ConversationLike = None,
+    run_id: str | None = None,
+    context: Mapping[str, str] | None = None,
+) -> Exchange:
+    """The exchange of one model reply, its audit records naming `integration`."""
+    source = Source(kind="middleware", request_id=run_id or uuid.uuid4().hex)
+    extra = {"integration": integration, **(context or {})}
+    return Exchange(sanitizer, conversation=conversation, context=extra, source=source)
+
+
+def refuse_unaudited(exchange: Exchange) -> None:
+    """Raise `AuditError` (recorded) while the policy requires an audit log that cannot
+    be written: no reply is served unaudited."""
+    if not exchange.may_serve():
+        exchange.refused()
+        raise AuditError("the audit log cannot be written: the reply is withheld")
