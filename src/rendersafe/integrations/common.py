@@ -22,7 +22,7 @@ from ..exchange import Exchange
 from ..policy import Policy
 from ..sanitizer import Sanitizer
 
-__all__ = ["WITHHELD", "open_exchange", "refuse_unaudited", "sanitizer_for"]
+__all__ = ["WITHHELD", "Cumulative", "open_exchange", "refuse_unaudited", "sanitizer_for"]
 
 # What a stream shows in place of what it could not sanitise (no traceback, no reply).
 WITHHELD = "rendersafe withheld the rest of this reply"
@@ -62,3 +62,31 @@ def refuse_unaudited(exchange: Exchange) -> None:
     if not exchange.may_serve():
         exchange.refused()
         raise AuditError("the audit log cannot be written: the reply is withheld")
+
+
+class Cumulative:
+    """A text given whole so far each time (Gradio's convention, a framework's partial
+    outputs), sanitised as a stream of `exchange`: `grow` gives the sanitised text so
+    far, `end` all of it. A value that does not extend the last one starts it again."""
+
+    def __init__(self, exchange: Exchange) -> None:
+        self.exchange = exchange
+        self.key = 0  # the exchange's text: a new one each time the value starts again
+        self.received = ""
+        self.sent = ""
+
+    def grow(self, value: str) -> str:
+        """The sanitised text so far, once `value` (the whole text so far) is taken."""
+        if value.startswith(self.received):
+            delta = value[len(self.received) :]
+        else:
+            self.exchange.close(self.key)
+            self.key, self.sent, delta = self.key + 1, "", value
+        self.received = value
+        self.sent += self.exchange.feed(delta, self.key)
+        return self.sent
+
+    def end(self) -> str:
+        """The whole sanitised text."""
+        self.sent += self.exchange.close(self.key)
+        return self.sent

@@ -46,7 +46,7 @@ from ..conversation import ConversationLike
 from ..exchange import Exchange
 from ..policy import Policy
 from ..sanitizer import Sanitizer
-from .common import WITHHELD, open_exchange, sanitizer_for
+from .common import WITHHELD, Cumulative, open_exchange, sanitizer_for
 
 __all__ = ["wrap_stream"]
 
@@ -108,30 +108,22 @@ class _Relay:
 
     def __init__(self, exchange: Exchange, *, cumulative: bool) -> None:
         self.exchange = exchange
-        self.cumulative = cumulative
-        self.key = 0  # a new text each time a cumulative value restarts it
-        self.received = ""  # cumulative: the value last taken
-        self.sent = ""  # cumulative: the sanitised text so far
+        self.whole = Cumulative(exchange) if cumulative else None
         self.withheld = False
 
     def take(self, value: str) -> str:
         """What to yield for `value` ("": nothing yet)."""
         if not isinstance(value, str):
             raise TypeError(f"wrap_stream sanitises str, not {type(value).__name__}")
-        if not self.cumulative:
+        if self.whole is None:
             return self.exchange.feed(value)
-        if value.startswith(self.received):
-            delta = value[len(self.received) :]
-        else:
-            self.exchange.close(self.key)  # the generator rewrote its text: start again
-            self.key, self.sent, delta = self.key + 1, "", value
-        self.received = value
-        return self._grown(self.exchange.feed(delta, self.key))
+        return self._grown(self.whole.grow, value)
 
     def end(self) -> str:
         """What is left to yield when the generator ends."""
-        rest = self.exchange.close(self.key)
-        return self._grown(rest) if self.cumulative else rest
+        if self.whole is None:
+            return self.exchange.close()
+        return self._grown(lambda _: self.whole.end() if self.whole else "", "")
 
     def failed(self, exc: Exception) -> str:
         """Record why the reply is withheld; the notice that ends the stream."""
@@ -139,7 +131,7 @@ class _Relay:
         self.exchange.event("error", f"withheld: {type(exc).__name__}: {exc}"[:500])
         self.withheld = True
         notice = f"\n\n{WITHHELD}"
-        return self.sent + notice if self.cumulative else notice
+        return self.whole.sent + notice if self.whole is not None else notice
 
     def refused(self) -> str | None:
         """The notice that replaces the reply while a required audit log is down."""
@@ -149,11 +141,11 @@ class _Relay:
         self.withheld = True
         return WITHHELD
 
-    def _grown(self, out: str) -> str:
-        if not out:
-            return ""
-        self.sent += out
-        return self.sent
+    def _grown(self, step: Callable[[str], str], value: str) -> str:
+        """The whole text so far when `step` added to it, else ""."""
+        before = self.whole.sent if self.whole is not None else ""
+        after = step(value)
+        return after if after != before else ""
 
 
 def _sync(gen: Iterable[str], relay: _Relay) -> Iterator[str]:
