@@ -21,8 +21,17 @@ from ..errors import AuditError, PolicyError
 from ..exchange import Exchange
 from ..policy import Policy
 from ..sanitizer import Sanitizer
+from ..wire import Codec
+from ..wire.sse import SseReader
 
-__all__ = ["WITHHELD", "Cumulative", "open_exchange", "refuse_unaudited", "sanitizer_for"]
+__all__ = [
+    "WITHHELD",
+    "Cumulative",
+    "JsonEvents",
+    "open_exchange",
+    "refuse_unaudited",
+    "sanitizer_for",
+]
 
 # What a stream shows in place of what it could not sanitise (no traceback, no reply).
 WITHHELD = "rendersafe withheld the rest of this reply"
@@ -90,3 +99,29 @@ class Cumulative:
         """The whole sanitised text."""
         self.sent += self.exchange.close(self.key)
         return self.sent
+
+
+class JsonEvents:
+    """A stream of JSON events (chat chunks, Responses events) handed over one by one,
+    sanitised by the exchange's event-stream codec as the middleware sanitises the
+    same events on the wire: `feed` takes one event's JSON text and gives the JSON
+    texts of the events to send in its place (none while its text is held back; the
+    same text when nothing changed); `close` gives those still held at the end."""
+
+    def __init__(self, exchange: Exchange) -> None:
+        self.codec: Codec = exchange.codec("sse")
+        self.reader = SseReader()
+
+    def feed(self, data: str) -> list[str]:
+        """The events to send for the event whose JSON text is `data`."""
+        return self._events(self.codec.feed(f"data: {data}\n\n".encode()))
+
+    def close(self) -> list[str]:
+        """The events still held when the stream ends."""
+        return self._events(self.codec.close()) + [
+            event.data for event in self.reader.close() if event.data is not None
+        ]
+
+    def _events(self, out: bytes) -> list[str]:
+        events = self.reader.feed(out.decode("utf-8"))
+        return [event.data for event in events if event.data is not None]
