@@ -54,7 +54,7 @@ __all__ = ["RenderSafeMiddleware", "RenderSafeTransform"]
 _NAME = "langchain"
 
 
-class RenderSafeMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+class RenderSafeMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):  # type: ignore[misc]
     """Sanitises each model reply in the agent's state (`after_model`).
 
     `policy` (or a `sanitizer` built once, with its audit log) decides what is kept.
@@ -147,7 +147,7 @@ def _with_texts(content: str | list[Any], texts: dict[Hashable, str]) -> str | l
     return out
 
 
-class RenderSafeTransform(RunnableGenerator):
+class RenderSafeTransform(RunnableGenerator):  # type: ignore[misc]  # typed as Any here
     """A `RunnableGenerator` that sanitises the reply text streaming through it.
 
     `conversation` is what the model saw before the stream (any shape

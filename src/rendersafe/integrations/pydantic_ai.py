@@ -35,7 +35,7 @@ audit log, named `pydantic_ai`, with the run's id.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterable, AsyncIterator, Hashable
+from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
@@ -54,6 +54,7 @@ from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.output import OutputContext
 from pydantic_ai.tools import RunContext
 
+from ..conversation import ConversationLike
 from ..exchange import Exchange
 from ..policy import Policy
 from ..sanitizer import Sanitizer
@@ -65,7 +66,7 @@ _NAME = "pydantic_ai"
 _PARTS = (TextPart, ThinkingPart)
 
 
-class RenderSafe(AbstractCapability[Any]):
+class RenderSafe(AbstractCapability[Any]):  # type: ignore[misc]  # typed as Any here
     """The capability (see the module docstring). `policy` (or a `sanitizer` built once,
     with its audit log) decides what is kept."""
 
@@ -133,7 +134,7 @@ class RenderSafe(AbstractCapability[Any]):
         finally:
             await ongoing.exchange.aflush()
 
-    def _exchange(self, ctx: RunContext[Any], messages: object) -> Exchange:
+    def _exchange(self, ctx: RunContext[Any], messages: ConversationLike) -> Exchange:
         exchange = open_exchange(self.sanitizer, _NAME, conversation=messages, run_id=ctx.run_id)
         refuse_unaudited(exchange)
         return exchange
@@ -153,7 +154,7 @@ class _Events:
     def __init__(self, opener: Any) -> None:
         self._opener = opener
         self.exchange: Exchange | None = None
-        self.sent: dict[Hashable, str] = {}  # each open part's sanitised text so far
+        self.sent: dict[int, str] = {}  # each open part's sanitised text so far
 
     def take(self, event: AgentStreamEvent) -> list[AgentStreamEvent]:
         """What to send on for `event`."""
