@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from rendersafe import Policy, Sanitizer, sanitize
+from rendersafe.conversation import ConversationLike
 from rendersafe.audit import AuditLog, AuditRecord, JsonlSink
 
 # CI installs every framework and sets this, so their tests cannot be skipped there.
@@ -48,7 +49,7 @@ def need(name: str) -> ModuleType:
         pytest.skip(f"{name} is not installed (see .ci/run for the extras)")
 
 
-def expected(reply: str, conversation: object = CONVERSATION) -> str:
+def expected(reply: str, conversation: ConversationLike = CONVERSATION) -> str:
     """What the one-shot sanitiser makes of `reply`, judged with `conversation`."""
     return sanitize(reply, conversation=conversation)
 

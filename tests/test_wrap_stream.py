@@ -109,7 +109,8 @@ def test_a_failure_ends_the_stream_with_the_notice(tmp_path: Path) -> None:
 
 
 def test_a_cumulative_failure_keeps_what_was_sent() -> None:
-    out = list(wrap_stream(iter(["fine ", "fine ![x](https://e", 7]), cumulative=True))  # type: ignore[list-item]
+    values: list[object] = ["fine ", "fine ![x](https://e", 7]
+    out = list(wrap_stream(iter(values), cumulative=True))  # type: ignore[arg-type]
     assert out == ["fine ", f"fine \n\n{WITHHELD}"]
 
 

@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterable,
-    AsyncIterator,
     Callable,
+    Generator,
     Iterable,
-    Iterator,
     Mapping,
 )
 from typing import overload
@@ -62,7 +62,7 @@ def wrap_stream(
     cumulative: bool = False,
     sanitizer: Sanitizer | None = None,
     context: Mapping[str, str] | None = None,
-) -> AsyncIterator[str]: ...
+) -> AsyncGenerator[str, None]: ...
 
 
 @overload
@@ -74,7 +74,7 @@ def wrap_stream(
     cumulative: bool = False,
     sanitizer: Sanitizer | None = None,
     context: Mapping[str, str] | None = None,
-) -> Iterator[str]: ...
+) -> Generator[str, None, None]: ...
 
 
 def wrap_stream(
@@ -85,7 +85,7 @@ def wrap_stream(
     cumulative: bool = False,
     sanitizer: Sanitizer | None = None,
     context: Mapping[str, str] | None = None,
-) -> Iterator[str] | AsyncIterator[str]:
+) -> Generator[str, None, None] | AsyncGenerator[str, None]:
     """`gen`'s reply text, sanitised as it streams (see the module docstring).
 
     `policy` (or a `sanitizer` built once, with its audit log) decides what is kept;
@@ -148,7 +148,7 @@ class _Relay:
         return after if after != before else ""
 
 
-def _sync(gen: Iterable[str], relay: _Relay) -> Iterator[str]:
+def _sync(gen: Iterable[str], relay: _Relay) -> Generator[str, None, None]:
     exchange = relay.exchange
     source = iter(gen)
     try:
@@ -177,7 +177,7 @@ def _sync(gen: Iterable[str], relay: _Relay) -> Iterator[str]:
         exchange.flush()
 
 
-async def _async(gen: AsyncIterable[str], relay: _Relay) -> AsyncIterator[str]:
+async def _async(gen: AsyncIterable[str], relay: _Relay) -> AsyncGenerator[str, None]:
     exchange = relay.exchange
     source = aiter(gen)
     try:
