@@ -32,13 +32,14 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..audit import AuditLog, JsonlSink
 from ..config import load_policy
+from ..errors import FormatError
 from ..exchange import Exchange
 from ..sanitizer import Sanitizer
 from ..shapes import MODEL, Chat, put, read
@@ -59,7 +60,7 @@ class _Reply:
 
     def __init__(self, exchange: Exchange) -> None:
         self.exchange = exchange
-        self.events = JsonEvents(exchange)
+        self.events: JsonEvents | None = None  # from the first event of a reply's format
         self.withheld = False
 
 
@@ -179,17 +180,31 @@ def _rewritten(reply: _Reply, event: Any) -> Any:
     """`event` with its text sanitised: a dict (a parsed event), or raw event text."""
     if isinstance(event, bytes | str):
         raw = event.encode() if isinstance(event, str) else event
-        out = reply.events.codec.feed(raw)
-        return out.decode() if isinstance(event, str) else out
+        out = _first(reply, lambda events: [events.codec.feed(raw).decode()], event)
+        return out[0].encode() if isinstance(event, bytes) and out else (out or [""])[0]
     if not isinstance(event, dict):
         return event
     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-    texts = reply.events.feed(data)
+    texts = _first(reply, lambda events: events.feed(data), [data])
     if not texts:
         return None
     # Several events for one: a held tail, then the event that repeats the whole text
     # (from which Open WebUI rebuilds the message): that last one is sent.
     return event if texts == [data] else json.loads(texts[-1])
+
+
+def _first(reply: _Reply, feed: Callable[[JsonEvents], list[str]], unread: Any) -> Any:
+    """`feed` the reply's events; before a reply's format is known, an event of none
+    (Open WebUI's own: `selected_model_id`, `sources`) passes as it is (`unread`)."""
+    if reply.events is not None:
+        return feed(reply.events)
+    events = JsonEvents(reply.exchange)
+    try:
+        out = feed(events)
+    except FormatError:
+        return unread
+    reply.events = events
+    return out
 
 
 def _last_reply(chat: Chat) -> list[Any]:
