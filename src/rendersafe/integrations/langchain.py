@@ -268,12 +268,13 @@ class _Relay:
                 sent for key in list(self.open) if key != message.id for sent in self._finish(key)
             ]
             return [*ended, (self._chunk(message, meta), meta)]
-        self.seen.append(message)  # a tool's result, the user's words: what follows saw them
         if not isinstance(message, AIMessage):
+            self.seen.append(message)  # a tool's result, the user's words: what follows saw
             return [(message, meta)]
         exchange = self._exchange(message.id)
         content = _sanitised(exchange, message.content)
         exchange.finish()
+        self.seen.append(message)  # judged without itself; the replies after it saw it
         if content is message.content:
             return [(message, meta)]
         return [(message.model_copy(update={"content": content}), meta)]

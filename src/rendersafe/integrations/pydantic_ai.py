@@ -136,14 +136,15 @@ class RenderSafe(AbstractCapability[Any]):  # type: ignore[misc]  # typed as Any
         if shown is not None:
             return shown
         ongoing = self._output
+        before = _before_reply(ctx.messages)
         if ongoing is None and not ctx.partial_output:
-            exchange = self._exchange(ctx, ctx.messages)
+            exchange = self._exchange(ctx, before)
             try:
                 return _once(exchange, output, self._done)
             finally:
                 await exchange.aflush()
         if ongoing is None:
-            ongoing = self._output = Cumulative(self._exchange(ctx, ctx.messages))
+            ongoing = self._output = Cumulative(self._exchange(ctx, before))
         try:
             text = ongoing.grow(output)
             if ctx.partial_output:
@@ -157,6 +158,11 @@ class RenderSafe(AbstractCapability[Any]):  # type: ignore[misc]  # typed as Any
         exchange = open_exchange(self.sanitizer, _NAME, conversation=messages, run_id=ctx.run_id)
         refuse_unaudited(exchange)
         return exchange
+
+
+def _before_reply(messages: list[Any]) -> list[Any]:
+    """The run's messages without the response the output is read from."""
+    return messages[:-1] if messages and isinstance(messages[-1], ModelResponse) else messages
 
 
 def _part(exchange: Exchange, part: Any, done: dict[str, str]) -> Any:
