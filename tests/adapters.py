@@ -46,7 +46,9 @@ def need(name: str) -> ModuleType:
     except ImportError:
         if REQUIRED:
             pytest.fail(f"{name} is not installed and REQUIRE_INTEGRATIONS=1")
-        pytest.skip(f"{name} is not installed (see .ci/run for the extras)")
+        pytest.skip(
+            f"{name} is not installed (see .ci/run for the extras)", allow_module_level=True
+        )
 
 
 def expected(reply: str, conversation: ConversationLike = CONVERSATION) -> str:
