@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from rendersafe import Policy, Sanitizer, sanitize
-from rendersafe.conversation import ConversationLike
 from rendersafe.audit import AuditLog, AuditRecord, JsonlSink
+from rendersafe.conversation import ConversationLike
 
 # CI installs every framework and sets this, so their tests cannot be skipped there.
 REQUIRED = os.environ.get("REQUIRE_INTEGRATIONS") == "1"
