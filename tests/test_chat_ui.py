@@ -9,6 +9,7 @@ one-shot `sanitize()` with the conversation; honest text is unchanged.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -33,6 +34,14 @@ def _so_far(text: str) -> Iterator[str]:
         yield sent
 
 
+@pytest.fixture(autouse=True)
+def _collected() -> Iterator[None]:
+    """Collect what the UI left behind (sockets, event loops) within this module's tests,
+    whose marks ignore it, not in whatever test the collector happens to run next."""
+    yield
+    gc.collect()
+
+
 @pytest.fixture(scope="module")
 def gradio_app() -> Iterator[Any]:
     gradio = need("gradio")
@@ -50,6 +59,7 @@ def gradio_app() -> Iterator[Any]:
         yield client_module.Client(demo.local_url, verbose=False)
     finally:
         demo.close()
+        gc.collect()
 
 
 def test_gradio_streams_only_sanitised_text(gradio_app: Any) -> None:
