@@ -16,7 +16,7 @@ def test_exported_names() -> None:
         "Action", "Construct", "Conversation", "Finding", "ImageProxy", "InputTooLargeError",
         "Policy", "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError",
         "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "mint_canary",
-        "sanitize", "sanitize_stream",
+        "sanitize", "sanitize_stream", "wrap_stream",
     ]  # fmt: skip
 
 
@@ -30,6 +30,9 @@ def test_signatures() -> None:
         "conversation: 'ConversationLike' = None) -> 'Result'"
     )
     assert list(inspect.signature(Sanitizer).parameters) == ["policy", "audit"]
+    assert list(inspect.signature(rendersafe.wrap_stream).parameters) == [
+        "gen", "policy", "conversation", "cumulative", "sanitizer", "context",
+    ]  # fmt: skip
     assert list(inspect.signature(Sanitizer.stream).parameters) == [
         "self", "context", "on_finding", "conversation",
     ]  # fmt: skip

@@ -3,6 +3,8 @@
     RenderSafeError                 base of everything rendersafe raises on purpose
     ├── PolicyError                 the policy is contradictory or unsafe (a ValueError)
     ├── AuditError                  the audit log cannot be written where it was asked to be
+    │                               (a framework adapter raises it instead of a reply while
+    │                               the policy requires the log and it is down)
     ├── SanitizeError               a reply could not be sanitised; nothing was emitted
     │   ├── InputTooLargeError      the reply is longer than `Policy.max_input_chars`
     │   └── FormatError             a response is not in the wire format it claims
