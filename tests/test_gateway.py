@@ -453,7 +453,12 @@ def test_the_audit_log_has_each_requests_records(proxy: ProxyProcess) -> None:
 
 
 def test_bad_settings_are_refused() -> None:
-    for bad in ({"max_concurrency": 0}, {"read_timeout": 0}, {"grace_seconds": -1}):
+    bad_settings: list[dict[str, Any]] = [
+        {"max_concurrency": 0},
+        {"read_timeout": 0},
+        {"grace_seconds": -1},
+    ]
+    for bad in bad_settings:
         with pytest.raises(ValueError, match="must be"):
             Settings(upstream="http://127.0.0.1:1", **bad)
     err = io.StringIO()

@@ -13,8 +13,8 @@ rest pass byte for byte. `/healthz` and `/metrics` are the proxy's own. Needs th
 """
 
 from .app import Gateway
-from .forward import Settings
 from .routes import SANITISED
 from .serve import bound_socket, serve, split_listen
+from .settings import Settings
 
 __all__ = ["SANITISED", "Gateway", "Settings", "bound_socket", "serve", "split_listen"]

@@ -98,9 +98,13 @@ def format_for(content_types: list[str]) -> str | None:
 
 
 def charset_of(content_type: str | None) -> str | None:
-    """The `charset` parameter of a content type, if it has one."""
-    for param in (content_type or "").split(";")[1:]:
-        name, _, value = param.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip('"') or None
-    return None
+    """The `charset` parameter of a content type, if it has one (lower case);
+    `FormatError` for two that differ, which clients would read either way."""
+    found = {
+        value.strip().strip("\"'").lower()
+        for name, _, value in (p.partition("=") for p in (content_type or "").split(";")[1:])
+        if name.strip().lower() == "charset"
+    }
+    if len(found) > 1:
+        raise FormatError("a content type with two charsets")
+    return next(iter(found), None) or None

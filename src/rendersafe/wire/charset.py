@@ -1,0 +1,62 @@
+"""Bodies in another charset: decoded as labelled, sent on as UTF-8, relabelled.
+
+Clients disagree on a label: `fetch` and `EventSource` read UTF-8 whatever it says,
+Python's httpx and requests read what it says. A body judged one way and rendered
+another is not sanitised, so a reply labelled other than UTF-8 (or ASCII) is decoded as
+labelled and re-encoded as UTF-8, its `charset` changed to match: every client then
+reads the text rendersafe judged. A label Python does not know is refused.
+
+    transcoder = transcoder_for(charset_of(content_type))   # None for UTF-8
+    utf8 = transcoder.feed(chunk) ... + transcoder.close()
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from ..errors import FormatError
+from .error_text import safe_name
+
+__all__ = ["UTF8_LABELS", "Transcoder", "relabelled", "transcoder_for"]
+
+# Read as UTF-8 and passed as they are: ASCII is UTF-8's first half, and a byte past it
+# reads as U+FFFD to a client that decodes ASCII, never as markup.
+UTF8_LABELS = frozenset({"utf-8", "utf8", "ascii", "us-ascii", "unicode-1-1-utf-8"})
+
+
+class Transcoder:
+    """Decodes one charset incrementally and encodes UTF-8."""
+
+    def __init__(self, charset: str) -> None:
+        self.charset = charset
+        self._decoder = codecs.getincrementaldecoder(charset)(errors="replace")
+
+    def feed(self, data: bytes) -> bytes:
+        """The UTF-8 of the next piece of the body."""
+        return self._decoder.decode(data).encode("utf-8", "replace")
+
+    def close(self) -> bytes:
+        """The rest (a sequence cut at the end reads as U+FFFD)."""
+        return self._decoder.decode(b"", final=True).encode("utf-8", "replace")
+
+
+def transcoder_for(charset: str | None) -> Transcoder | None:
+    """None for a UTF-8 (or ASCII, or unlabelled) body; a `Transcoder` for a charset
+    Python decodes; `FormatError` for any other label."""
+    name = (charset or "utf-8").strip().strip("\"'").lower()
+    if name in UTF8_LABELS:
+        return None
+    try:
+        b"".decode(name)  # LookupError for an unknown name and for bytes codecs (base64)
+    except LookupError:
+        raise FormatError(f"charset {safe_name(name)} cannot be decoded") from None
+    if codecs.lookup(name).name in ("utf-8", "utf-8-sig"):
+        return None  # another name of UTF-8
+    return Transcoder(name)
+
+
+def relabelled(content_type: str) -> str:
+    """`content_type` with its `charset` parameter set to utf-8."""
+    main, *params = content_type.split(";")
+    kept = [p for p in params if p.partition("=")[0].strip().lower() != "charset"]
+    return ";".join([main, *kept, " charset=utf-8"])
