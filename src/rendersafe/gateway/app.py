@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 import anyio
@@ -22,6 +23,8 @@ from .routes import error_body, family_of, route_of
 from .target import RequestError, canonical
 
 __all__ = ["Gateway"]
+
+logger = logging.getLogger("rendersafe.gateway")
 
 _NO_METRICS = b"prometheus_client is not installed: pip install 'rendersafe[proxy]'\n"
 
@@ -101,6 +104,8 @@ class Gateway:
             await app(scope, receive, watched)
         except UpstreamError:
             pass  # not sanitised: the server closes the connection, the body is cut
+        except OSError:  # how the middleware stops the app when the client has gone
+            logger.debug("rendersafe proxy %s: the client went away", scope["path"])
         finally:
             self.counters.request(route, status[0])
 

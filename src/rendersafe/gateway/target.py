@@ -39,9 +39,13 @@ REFUSED_METHODS: Final = frozenset({"CONNECT", "TRACE"})
 _SAFE: Final = "!$&'()*+,=:@-._~"
 _ESCAPE = re.compile(rb"%([0-9A-Fa-f]{2})")
 _MALFORMED_ESCAPE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-# After decoding: `%` (it was escaped twice), `?` and `#` (they were escaped, and a
-# second decoder ends the path there), `\` (a `/` to some servers), controls, spaces.
-_REFUSED = re.compile(r"[%?#\\\x00-\x20\x7f-\x9f\s]")
+# What no decoded path may hold, and why.
+_REFUSED = (
+    (re.compile("%"), "a % left after decoding: an escape escaped twice"),
+    (re.compile("[?#]"), "an escaped ? or #: a second decoder ends the path there"),
+    (re.compile(r"\\"), "a \\ in the path: a / to some servers"),
+    (re.compile(r"[\x00-\x20\x7f-\x9f\s]"), "a control character or a space in the path"),
+)
 
 
 class RequestError(RenderSafeError, ValueError):
@@ -86,8 +90,9 @@ def _decoded(raw: bytes) -> str:
         path = _ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), raw).decode("utf-8")
     except UnicodeDecodeError:
         raise RequestError(400, "the path is not UTF-8") from None
-    if _REFUSED.search(path):
-        raise RequestError(400, "the path holds a character no path may: % ? # \\ or a space")
+    for pattern, why in _REFUSED:
+        if pattern.search(path):
+            raise RequestError(400, why)
     if not path.isascii() and any(_folds_to_ascii(char) for char in path if not char.isascii()):
         raise RequestError(400, "the path holds a letter that reads as ASCII in another case")
     return path

@@ -16,7 +16,7 @@ from starlette.types import Message
 from ..errors import FormatError
 from ..exchange import Exchange
 from ..wire import Codec
-from ..wire.charset import Transcoder, relabelled, transcoder_for
+from ..wire.charset import HEAD_BYTES, Transcoder, check_utf8_head, relabelled, transcoder_for
 from ..wire.encoding import Inflater, inflater_for
 from ..wire.error_text import safe_name
 from ..wire.text_streams import escaped_ends
@@ -60,6 +60,7 @@ class Rewriter:
         self.codec: Codec | None = None
         self.inflater: Inflater | None = None
         self.transcoder: Transcoder | None = None  # a charset other than UTF-8
+        self.unchecked = HEAD_BYTES  # of a UTF-8 body's start, not yet checked
         self.cost = Cost()
 
     def handle(self, message: Message) -> list[Message]:
@@ -97,6 +98,7 @@ class Rewriter:
             or not message.get("more_body", False)
             or self.inflater is not None
             or self.transcoder is not None
+            or self.unchecked
         ):
             return None
         codec, exchange = self.codec, self.exchange
@@ -199,6 +201,9 @@ class Rewriter:
             data = self.transcoder.feed(data)
             if not more:
                 data += self.transcoder.close()
+        elif self.unchecked and data:
+            check_utf8_head(data[: self.unchecked], first=self.unchecked == HEAD_BYTES)
+            self.unchecked = max(0, self.unchecked - len(data))
         return data
 
     def _settled_start(self, length: int | None) -> Message:
