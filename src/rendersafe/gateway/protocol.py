@@ -18,6 +18,9 @@ where httptools is installed: the parser `target.canonical` was written against.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
 from collections import Counter
 from typing import ClassVar
 
@@ -128,9 +131,16 @@ class GuardedProtocol(H11Protocol):
 
     def _idle(self) -> None:
         self._stalled = None
-        if not self.transport.is_closing():
-            self.counters.rejected("idle_timeout")
-            self.transport.abort()  # what it holds would never be read
+        if self.transport.is_closing():
+            return
+        self.counters.rejected("idle_timeout")
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            # A reset, not a FIN queued behind data the client will never read: the
+            # kernel frees the connection now, and the client learns of it.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.transport.abort()
 
     def _answer_408(self, message: bytes) -> None:
         headers = [
