@@ -56,8 +56,8 @@ class Result:
         closed = [s.closed_after for s in self.slow if s.closed_after is not None]
         return (
             f"{len(self.honest)} honest streams: median {statistics.median(times):.3f} s, "
-            f"p99 {self.p(99):.3f} s, max {max(times):.3f} s; {len(self.slow)} slow "
-            f"clients, {len(closed)} ended by the proxy after at most {max(closed, default=0):.1f} s"
+            f"p99 {self.p(99):.3f} s, max {max(times):.3f} s; {len(self.slow)} slow clients, "
+            f"{len(closed)} ended by the proxy, the last after {max(closed, default=0):.1f} s"
         )
 
 
@@ -92,13 +92,13 @@ async def slow_client(kind: str, port: int, address: str, pace: float, limit: fl
             head = trickle.index(b"\r\n\r\n") + 4
             await loop.sock_sendall(sock, trickle[:head])
             trickle = trickle[head:]
-        return await _trickle(sock, kind, trickle, began, pace, limit)
+        return await _trickle(sock, kind, trickle, began, pace=pace, limit=limit)
     finally:
         sock.close()
 
 
 async def _trickle(
-    sock: socket.socket, kind: str, data: bytes, began: float, pace: float, limit: float
+    sock: socket.socket, kind: str, data: bytes, began: float, *, pace: float, limit: float
 ) -> Slow:
     """Send `data` a byte every `pace` seconds until the proxy ends the connection."""
     loop = asyncio.get_running_loop()
