@@ -18,12 +18,14 @@ bytes more) and `/lift`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import resource
 import signal
 import socket
 import sys
+from collections.abc import Iterator
 
 import uvicorn
 from starlette.applications import Starlette
@@ -90,10 +92,16 @@ def _lines(path: str) -> int:
         return file.read().count(b"\n")
 
 
-def ignore_file_size_signal() -> None:
-    """In a child about to run: a write past the file-size limit fails (EFBIG) instead
-    of killing it (an ignored signal stays ignored across exec)."""
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+@contextlib.contextmanager
+def file_size_signal_ignored() -> Iterator[None]:
+    """While it lasts, and in every child started meanwhile (an ignored signal stays
+    ignored across exec), a write past the file-size limit fails with EFBIG instead of
+    killing the process."""
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGXFSZ, previous)
 
 
 def cap_process(pid: int, path: str, more: int) -> None:

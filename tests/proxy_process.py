@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -25,16 +24,9 @@ def free_port() -> int:
 
 
 class ProxyProcess:
-    """`with ProxyProcess(upstream, "--read-timeout", "1") as proxy: proxy.url`;
-    `preexec` runs in the child before it starts (a signal to ignore)."""
+    """`with ProxyProcess(upstream, "--read-timeout", "1") as proxy: proxy.url`."""
 
-    def __init__(
-        self,
-        upstream: str,
-        *args: str,
-        audit: Path | None = None,
-        preexec: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, upstream: str, *args: str, audit: Path | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.audit = audit
@@ -43,15 +35,12 @@ class ProxyProcess:
         if audit is not None:
             command += ["--audit", str(audit)]
         self.command = command
-        self.preexec = preexec
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> ProxyProcess:
         # A file, not a pipe: a pipe nobody reads would block the proxy's logging.
         self._err = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            self.command, stdout=subprocess.DEVNULL, stderr=self._err, preexec_fn=self.preexec
-        )
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=self._err)
         deadline = time.monotonic() + 20
         while True:
             try:

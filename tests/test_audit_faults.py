@@ -28,7 +28,7 @@ from rendersafe import Policy
 from rendersafe.audit import AuditLog, JsonlSink
 from rendersafe.audit.summary import summarise
 from rendersafe.cli import run
-from full_disk import cap_process, ignore_file_size_signal, lift_process
+from full_disk import cap_process, file_size_signal_ignored, lift_process
 from proxy_process import ProxyProcess
 from proxy_upstream import Upstream
 from rendersafe.middleware import RenderSafeMiddleware
@@ -141,7 +141,8 @@ def test_the_proxy_reports_a_backlog_as_degraded_and_drains_it(tmp_path: Path) -
     body = {"model": "m", "messages": [{"role": "user", "content": "key?"}]}
     with (
         Server(fake.app) as upstream,
-        ProxyProcess(upstream.url, audit=path, preexec=ignore_file_size_signal) as proxy,
+        file_size_signal_ignored(),
+        ProxyProcess(upstream.url, audit=path) as proxy,
     ):
 
         def ask(rid: str) -> None:
