@@ -24,13 +24,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from full_disk import cap_process, file_size_signal_ignored, lift_process
+from proxy_process import ProxyProcess
+from proxy_upstream import Upstream
 from rendersafe import Policy
 from rendersafe.audit import AuditLog, JsonlSink
 from rendersafe.audit.summary import summarise
 from rendersafe.cli import run
-from full_disk import cap_process, file_size_signal_ignored, lift_process
-from proxy_process import ProxyProcess
-from proxy_upstream import Upstream
 from rendersafe.middleware import RenderSafeMiddleware
 from servers import Server
 
