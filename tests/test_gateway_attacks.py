@@ -116,6 +116,7 @@ class Variant:
     target: bytes
     headers: tuple[tuple[str, str], ...] = ()
     body: bytes = BODY
+    by_hand: bool = False  # the headers written as they are (twice, framing of its own)
 
 
 def target_variants() -> Iterator[Variant]:
@@ -125,11 +126,19 @@ def target_variants() -> Iterator[Variant]:
     yield Variant("OPTIONS *", "OPTIONS", b"*", body=b"")
     yield Variant("CONNECT", "CONNECT", b"attacker.example:443", body=b"")
     yield Variant("TRACE", "TRACE", b"/v1/chat/completions", body=b"")
+    chat = b"/v1/chat/completions"
     length_and_chunked = (("Content-Length", "4"), ("Transfer-Encoding", "chunked"))
-    yield Variant("CL and TE", "POST", b"/v1/chat/completions", length_and_chunked, b"0\r\n\r\n")
+    yield Variant("CL and TE", "POST", chat, length_and_chunked, b"0\r\n\r\n", by_hand=True)
     two_lengths = (("Content-Length", "4"), ("Content-Length", "5"))
-    yield Variant("two lengths", "POST", b"/api/chat", two_lengths, b"{}{}")
-    yield Variant("bad length", "POST", b"/api/chat", (("Content-Length", "4, 4"),), b"{}{}")
+    yield Variant("two lengths", "POST", b"/api/chat", two_lengths, b"{}{}", by_hand=True)
+    yield Variant("bad length", "POST", b"/api/chat", (("Content-Length", "4, 4"),), b"{}{}", True)
+    chunked_twice = (("Transfer-Encoding", "chunked, chunked"),)
+    yield Variant("chunked twice", "POST", chat, chunked_twice, b"0\r\n\r\n", by_hand=True)
+    upgrade = (("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "13"))
+    upgrade += (("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),)
+    yield Variant("websocket", "GET", chat, upgrade, b"", by_hand=True)
+    yield Variant("h2c", "GET", chat, (("Upgrade", "h2c"), ("Connection", "Upgrade")), b"", True)
+    yield Variant("HTTP/2 preface", "PRI", b"*", body=b"")
 
 
 # (reply shape, Content-Type ("none": no header; `|`: two headers), charset, codings)
@@ -282,11 +291,11 @@ class Outcome:
 
 def _run(proxy: ProxyProcess, variant: Variant) -> Outcome:
     data = request(variant.method, variant.target, dict(variant.headers), variant.body)
-    if variant.headers and any(name == "Content-Length" for name, _ in variant.headers):
-        # Headers a dict cannot hold twice: written by hand.
+    if variant.by_hand:
         head = b"".join(f"{k}: {v}\r\n".encode() for k, v in variant.headers)
         line = variant.method.encode() + b" " + variant.target + b" HTTP/1.1\r\n"
-        data = line + b"Host: x\r\n" + head + b"Connection: close\r\n\r\n" + variant.body
+        close = b"" if "Connection" in dict(variant.headers) else b"Connection: close\r\n"
+        data = line + b"Host: x\r\n" + head + close + b"\r\n" + variant.body
     return Outcome(variant, send(proxy.port, data))
 
 

@@ -49,8 +49,13 @@ class Gateway:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
+        if scope["type"] == "websocket":
+            # No API here speaks one: refused (a 403 to the client), not left open.
+            await receive()
+            await send({"type": "websocket.close", "code": 1008, "reason": "not proxied"})
+            return
         if scope["type"] != "http":
-            return  # a websocket: no API here speaks one
+            return
         try:
             target = canonical(scope)
         except RequestError as exc:
