@@ -130,6 +130,24 @@ def test_a_charset_that_cannot_be_read_one_way_is_refused(content_type: str) -> 
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        f"Hello {IMG}\n\n".encode(),
+        json.dumps({"message": {"role": "assistant", "content": IMG}, "done": False}).encode(),
+        json.dumps({"choices": [{"message": {"content": IMG}}]}).encode(),
+        f"Data: {IMG}\n\n".encode(),
+        b": a comment\n" + f"data: x\n{IMG}\n\n".encode(),
+    ],
+)
+def test_what_is_not_an_event_stream_is_not_passed_as_one(body: bytes) -> None:
+    # An EventSource ignores lines that are no field; a client reading NDJSON, JSON or
+    # the raw text would render them.
+    status, out = through(respond("text/event-stream", body))
+    assert status == 502
+    assert PLANT not in out
+
+
+@pytest.mark.parametrize(
     "delta",
     [{"reasoning_content": IMG}, {"reasoning": IMG}, {"refusal": IMG}],
 )
