@@ -291,6 +291,8 @@ class Outcome:
         status = self.response.status
         if status == 200 and any(HONEST in text for text in readings(self.response)):
             return "sanitised"
+        if status == 200 and b"rendersafe withheld the rest of this reply" in self.response.body:
+            return "withheld mid-stream"  # refused after the headers: the format's error
         return f"refused {status}" if status >= 400 else f"other {status}"
 
 
