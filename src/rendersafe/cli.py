@@ -300,6 +300,8 @@ def _proxy(args: argparse.Namespace, streams: _Streams) -> int:
             grace_seconds=args.grace,
         )
         host, port = split_listen(args.listen)
+        if args.audit_backlog < 0:
+            raise ValueError(f"--audit-backlog must be 0 or more, not {args.audit_backlog}")
         audit = None
         if args.audit:
             audit = AuditLog([JsonlSink(args.audit)], retry_records=args.audit_backlog)

@@ -61,7 +61,8 @@ class Gateway:
         except RequestError as exc:
             self.counters.rejected("bad_request")
             body = error_body(family_of(scope.get("path", "")), exc.status, str(exc), "bad_request")
-            await _respond(send, exc.status, body, b"application/json")
+            # Closed after: what follows a malformed request is not read as another.
+            await _respond(send, exc.status, body, b"application/json", close=True)
             return
         scope = {**scope, "path": target.path, "raw_path": target.raw_path}
         if target.path == "/healthz":
@@ -140,7 +141,11 @@ def _audit_health(audit: AuditLog | None) -> dict[str, Any] | None:
     }
 
 
-async def _respond(send: Send, status: int, body: bytes, content_type: bytes) -> None:
+async def _respond(
+    send: Send, status: int, body: bytes, content_type: bytes, *, close: bool = False
+) -> None:
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    if close:
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
