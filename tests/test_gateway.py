@@ -37,7 +37,7 @@ from rendersafe import cli
 from rendersafe.demo.guard import host_names
 from rendersafe.gateway import SANITISED, Settings
 from rendersafe.gateway.headers import end_to_end
-from rendersafe.gateway.routes import family_of, route_of
+from rendersafe.gateway.routes import family_of, is_chat, pinned_format, route_of
 from servers import Server
 from wire_clients import read
 
@@ -484,6 +484,14 @@ def test_routes_and_hop_by_hop_tables() -> None:
     assert route_of("/ollama/api/generate") == "ollama-generate"
     assert family_of("/ollama/api/chat") == "ollama"
     assert "*/messages" in SANITISED
+    # Every reading a lenient server gives a path: any case, an extension or verb cut.
+    for chat in ("/V1/Chat/Completions", "/api/chat.json", "/v1/messages:stream", "/API/CHAT"):
+        assert is_chat(chat), chat
+    for other in ("/v1/models", "/v1/messages/batches", "/v1/messages/count_tokens", "/healthz"):
+        assert not is_chat(other), other
+    assert is_chat("/custom/Chat", {"/custom/*": "sse"})
+    assert route_of("/custom/chat", {"/custom/*": "sse"}) == "pinned"
+    assert pinned_format("/CUSTOM/chat", {"/custom/*": "sse"}) == "sse"
     headers = [(b"Connection", b"close, X-A"), (b"x-a", b"1"), (b"x-b", b"2"), (b"TE", b"x")]
     assert end_to_end(headers) == [(b"x-b", b"2")]
 

@@ -60,12 +60,13 @@ def transcoder_for(charset: str | None) -> Transcoder | None:
     if name in UTF8_LABELS:
         return None
     try:
-        b"".decode(name)  # LookupError for an unknown name and for bytes codecs (base64)
+        found = codecs.lookup(name).name
+        b"a".decode(found, errors="replace")  # LookupError for bytes codecs (base64, rot13)
     except LookupError:
         raise FormatError(f"charset {safe_name(name)} cannot be decoded") from None
-    if codecs.lookup(name).name in ("utf-8", "utf-8-sig"):
+    if found in ("utf-8", "utf-8-sig"):
         return None  # another name of UTF-8
-    return Transcoder(name)
+    return Transcoder(found)
 
 
 def check_utf8_head(head: bytes, *, first: bool) -> None:
