@@ -134,8 +134,12 @@ def target_variants() -> Iterator[Variant]:
     yield Variant("bad length", "POST", b"/api/chat", (("Content-Length", "4, 4"),), b"{}{}", True)
     chunked_twice = (("Transfer-Encoding", "chunked, chunked"),)
     yield Variant("chunked twice", "POST", chat, chunked_twice, b"0\r\n\r\n", by_hand=True)
-    upgrade = (("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Version", "13"))
-    upgrade += (("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),)
+    upgrade: tuple[tuple[str, str], ...] = (
+        ("Upgrade", "websocket"),
+        ("Connection", "Upgrade"),
+        ("Sec-WebSocket-Version", "13"),
+        ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+    )
     yield Variant("websocket", "GET", chat, upgrade, b"", by_hand=True)
     yield Variant("h2c", "GET", chat, (("Upgrade", "h2c"), ("Connection", "Upgrade")), b"", True)
     yield Variant("HTTP/2 preface", "PRI", b"*", body=b"")
