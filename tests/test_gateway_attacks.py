@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+import anthropic
+import openai
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -431,3 +433,44 @@ def test_the_audit_log_has_the_findings(proxy: ProxyProcess) -> None:
     assert response.status == 200
     events = [json.loads(line)["event"] for line in Path(proxy.audit).read_text().splitlines()]
     assert "finding" in events
+
+
+@pytest.mark.parametrize(
+    ("content_type", "charset"),
+    [
+        ("application/octet-stream", None),
+        ("text/event-stream; charset=utf-16", "utf-16"),
+        ("image/png", None),
+        ("text/event-stream; charset=latin-1", "latin-1"),
+    ],
+)
+def test_the_official_sdks_get_no_image_however_the_stream_is_labelled(
+    proxy: ProxyProcess, content_type: str, charset: str | None
+) -> None:
+    headers = {"x-reply-type": content_type}
+    if charset:
+        headers["x-reply-charset"] = charset
+    client = openai.OpenAI(base_url=proxy.url + "/v1", api_key="sk-test", max_retries=0)
+    with client:
+        stream = client.chat.completions.create(
+            model="m",
+            messages=[{"role": "user", "content": "key?"}],
+            stream=True,
+            extra_headers=headers,
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    assert "attacker" not in text
+    assert HONEST in text
+    claude = anthropic.Anthropic(base_url=proxy.url, api_key="k", max_retries=0)
+    with (
+        claude,
+        claude.messages.stream(
+            model="c",
+            max_tokens=9,
+            messages=[{"role": "user", "content": "key?"}],
+            extra_headers={**headers, "x-reply-body": "anthropic"},
+        ) as events,
+    ):
+        said = "".join(events.text_stream)
+    assert "attacker" not in said
+    assert HONEST in said
