@@ -6,7 +6,8 @@ Routing reads the path every way some server does, and serves chat if one readin
 chat endpoint: decoded once (uvicorn) and until nothing changes (double decoding), `\\`
 as `/`, cut at a NUL, `;` parameters dropped, dot segments resolved, `//` and trailing
 `/` dropped, in any case (a dotless i upper-cased is `I`), NFKC (full-width letters), trailing
-dots and spaces and each segment's extension or `:verb` dropped.
+dots and spaces and each segment's extension or `:verb` dropped. Like IIS and Symfony, it
+routes on `X-Original-URL` or `X-Rewrite-URL` when a request has one.
 
 What it answers is chosen by request headers: `x-reply-body` (`openai`, `anthropic`,
 `responses`, `ndjson`, `json`, `text`; by default the path's own), `x-reply-type` (the
@@ -112,6 +113,8 @@ def _coded(body: bytes, codings: list[str]) -> bytes:
 
 async def anything(request: Request) -> Response:
     raw_path = request.scope["raw_path"].decode("latin-1")
+    for name in ("x-original-url", "x-rewrite-url", "x-original-uri", "x-forwarded-prefix"):
+        raw_path = request.headers.get(name, raw_path)
     kind = kind_of(raw_path)
     await request.body()
     if kind is None:

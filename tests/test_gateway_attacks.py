@@ -145,6 +145,9 @@ def target_variants() -> Iterator[Variant]:
     yield Variant("websocket", "GET", chat, upgrade, b"", by_hand=True)
     yield Variant("h2c", "GET", chat, (("Upgrade", "h2c"), ("Connection", "Upgrade")), b"", True)
     yield Variant("HTTP/2 preface", "PRI", b"*", body=b"")
+    for name in ("X-Original-URL", "X-Rewrite-URL", "X-Original-URI", "X-Forwarded-Prefix"):
+        routed = ((name, "/v1/chat/completions"),)
+        yield Variant(f"{name} over a passthrough path", "POST", b"/v1/models", routed)
 
 
 # (reply shape, Content-Type ("none": no header; `|`: two headers), charset, codings)
@@ -162,6 +165,9 @@ _REPLIES: list[tuple[str, str, str | None, str]] = [
     ("openai", "text/event-stream; charset=x-no-such-charset", None, ""),
     ("openai", "text/event-stream; charset=base64", None, ""),
     ("openai", "text/event-stream; charset=utf-8; charset=utf-16", "utf-16", ""),
+    ("openai", "text/event-stream; charset*=utf-16''", "utf-16", ""),
+    ("openai", "text/event-stream; charset*=utf-16'en'", "utf-16", ""),
+    ("openai", "text/event-stream; CHARSET='utf-16'", "utf-16", ""),
     ("openai", "text/event-stream", "utf-16", ""),
     ("openai", "text/event-stream", "utf-16-le", ""),
     ("openai", "application/octet-stream", "utf-16", ""),

@@ -45,7 +45,17 @@ logger = logging.getLogger("rendersafe.gateway")
 # Read before a request takes a slot: a whole chat request, or enough to show the
 # client is sending one.
 PREFETCH_BYTES = 1 << 20
-_DROPPED_UP = (b"host", b"expect")
+# `host` is the upstream's own; the rest name a path some servers route on instead of the
+# request's (IIS, Symfony, Spring): the path routed on is the canonical target alone.
+_DROPPED_UP = (
+    b"host",
+    b"expect",
+    b"x-original-url",
+    b"x-rewrite-url",
+    b"x-original-uri",
+    b"x-forwarded-prefix",
+    b"x-forwarded-path",
+)
 _IDENTITY = (b"accept-encoding", b"identity")
 
 
