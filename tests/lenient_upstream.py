@@ -7,7 +7,8 @@ chat endpoint: decoded once (uvicorn) and until nothing changes (double decoding
 as `/`, cut at a NUL, `;` parameters dropped, dot segments resolved, `//` and trailing
 `/` dropped, in any case (a dotless i upper-cased is `I`), NFKC (full-width letters), trailing
 dots and spaces and each segment's extension or `:verb` dropped. Like IIS and Symfony, it
-routes on `X-Original-URL` or `X-Rewrite-URL` when a request has one.
+routes on `X-Original-URL` or `X-Rewrite-URL` when a request has one, and it answers a
+`Range: bytes=N-` with the rest of the body from byte N.
 
 What it answers is chosen by request headers: `x-reply-body` (`openai`, `anthropic`,
 `responses`, `ndjson`, `json`, `text`; by default the path's own), `x-reply-type` (the
@@ -124,6 +125,8 @@ async def anything(request: Request) -> Response:
     body = _encoded(body, headers.get("x-reply-charset"))
     codings = [c for c in headers.get("x-reply-coding", "").split("|") if c]
     body = _coded(body, codings)
+    if match := re.fullmatch(r"bytes=(\d+)-", headers.get("range", "")):
+        body = body[int(match[1]) :]  # a careless server: the range, whatever the body is
     chosen = headers.get("x-reply-type", content_type)
     raw: list[tuple[bytes, bytes]] = []
     if chosen != "none":

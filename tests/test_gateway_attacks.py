@@ -145,6 +145,7 @@ def target_variants() -> Iterator[Variant]:
     yield Variant("websocket", "GET", chat, upgrade, b"", by_hand=True)
     yield Variant("h2c", "GET", chat, (("Upgrade", "h2c"), ("Connection", "Upgrade")), b"", True)
     yield Variant("HTTP/2 preface", "PRI", b"*", body=b"")
+    yield Variant("a range of the reply", "POST", chat, (("Range", "bytes=40-"),))
     for name in ("X-Original-URL", "X-Rewrite-URL", "X-Original-URI", "X-Forwarded-Prefix"):
         routed = ((name, "/v1/chat/completions"),)
         yield Variant(f"{name} over a passthrough path", "POST", b"/v1/models", routed)

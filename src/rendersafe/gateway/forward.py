@@ -57,6 +57,9 @@ _DROPPED_UP = (
     b"x-forwarded-path",
 )
 _IDENTITY = (b"accept-encoding", b"identity")
+# On a chat path the reply is read whole and may change: no coding the middleware cannot
+# read, and no range of it (a part of an event stream or a JSON body is no reply).
+_WHOLE_REPLY = (b"accept-encoding", b"range", b"if-range")
 
 
 class UpstreamError(RenderSafeError):
@@ -210,8 +213,7 @@ class Forwarder:
         )
         headers = end_to_end(scope["headers"], drop=_DROPPED_UP)
         if route_of(scope["path"], self.settings.formats) != "passthrough":
-            # The middleware reads gzip and deflate, not br or zstd: ask for plain bytes.
-            headers = [h for h in headers if h[0] != b"accept-encoding"] + [_IDENTITY]
+            headers = [h for h in headers if h[0] not in _WHOLE_REPLY] + [_IDENTITY]
         if self._auth is not None and not any(name == b"authorization" for name, _ in headers):
             headers.append((b"authorization", self._auth))
         if not body.has_body:
