@@ -407,6 +407,7 @@ def test_another_charset_reads_as_utf8(charset: str) -> None:
     assert relabelled(f"text/markdown; charset={charset}; x=1") == (
         "text/markdown; x=1; charset=utf-8"
     )
+    assert relabelled(f"text/markdown; charset*={charset}''") == "text/markdown; charset=utf-8"
     for utf8 in (None, "utf-8", "UTF8", "us-ascii", "utf-8-sig"):
         assert transcoder_for(utf8) is None
     for unknown in ("x-no-such", "base64", "rot13"):

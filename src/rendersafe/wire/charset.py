@@ -79,7 +79,8 @@ def check_utf8_head(head: bytes, *, first: bool) -> None:
 
 
 def relabelled(content_type: str) -> str:
-    """`content_type` with its `charset` parameter set to utf-8."""
+    """`content_type` with its `charset` parameter set to utf-8 (and no `charset*`,
+    which Python's `email` would read first)."""
     main, *params = content_type.split(";")
-    kept = [p for p in params if p.partition("=")[0].strip().lower() != "charset"]
+    kept = [p for p in params if p.partition("=")[0].strip().lower() not in ("charset", "charset*")]
     return ";".join([main, *kept, " charset=utf-8"])
