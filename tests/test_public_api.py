@@ -51,7 +51,7 @@ def test_audit_and_middleware_surfaces() -> None:
     ]  # fmt: skip
     assert list(inspect.signature(rendersafe.middleware.RenderSafeMiddleware).parameters) == [
         "app", "policy", "audit", "paths", "formats", "json_paths", "request_id_header",
-        "max_request_bytes", "conversation", "context", "context_header",
+        "max_request_bytes", "conversation", "context", "context_header", "sniff",
     ]  # fmt: skip
 
 

@@ -5,6 +5,7 @@
     ├── AuditError                  the audit log cannot be written where it was asked to be
     │                               (a framework adapter raises it instead of a reply while
     │                               the policy requires the log and it is down)
+    │   └── audit.sinks.SinkWriteError  a sink wrote only part of a batch (`written`)
     ├── SanitizeError               a reply could not be sanitised; nothing was emitted
     │   ├── InputTooLargeError      the reply is longer than `Policy.max_input_chars`
     │   └── FormatError             a response is not in the wire format it claims
@@ -15,6 +16,7 @@
     │                               audit log is down) instead of the reply
     ├── gateway.forward.UpstreamError
     │                               the upstream failed after the response started
+    ├── gateway.target.RequestError a request `rendersafe proxy` refuses (400, 405)
     └── scan errors                 (each also a ValueError, but the last)
         ├── scan.records.UnknownShapeError    a record in no shape rendersafe reads
         ├── scan.jsondoc.BrokenDocumentError  a JSON list cut short or broken
