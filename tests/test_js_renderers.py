@@ -97,9 +97,16 @@ def test_fixture_outputs_are_safe_and_attacks_leak_without_rendersafe() -> None:
         assert _leaks(out, _image_hosts(case), trusted, list(PLANTED)) == [], case.id
         if not case.benign and _leaks(raw, _image_hosts(case), trusted, list(PLANTED)):
             leaking.append(case.id)
-    # Leaks the harness cannot see: a piece of the conversation, a channel of many URLs.
+    # Leaks the harness cannot see: a piece of the conversation, a channel of many URLs,
+    # a fence that leaks in the renderer of what it becomes (`test_rendered_fences`).
     beyond = {"conversation_data", "canary", "beacon", "host_not_in_conversation"}
-    attacks = [c for c in cases if not c.benign and not (c.reasons or frozenset()) & beyond]
+    attacks = [
+        c
+        for c in cases
+        if not c.benign
+        and not (c.reasons or frozenset()) & beyond
+        and c.path.parent.name != "rendered"
+    ]
     # A control that the harness sees leaks; the rest target Python renderers.
     assert len(leaking) >= len(attacks) / 2
 
