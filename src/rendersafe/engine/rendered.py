@@ -21,11 +21,29 @@ __all__ = ["NO_RENDERED_FENCES", "PROSE_MATH", "TEX_HOLDERS", "RenderedFences", 
 
 PROSE_MATH = "$$"
 # TeX control words that fetch, style with CSS, load, or make another name for one.
-TEX_HOLDERS = (
-    "href", "url", "includegraphics", "htmlStyle", "style", "require", "def", "gdef",
-    "edef", "xdef", "let", "futurelet", "newcommand", "renewcommand", "providecommand",
-    "DeclareRobustCommand", "csname", "expandafter", "global",
-)  # fmt: skip
+TEX_HOLDERS = tuple(
+    [
+        "href",
+        "url",
+        "includegraphics",
+        "htmlStyle",
+        "style",
+        "require",
+        "def",
+        "gdef",
+        "edef",
+        "xdef",
+        "let",
+        "futurelet",
+        "newcommand",
+        "renewcommand",
+        "providecommand",
+        "DeclareRobustCommand",
+        "csname",
+        "expandafter",
+        "global",
+    ]
+)
 # The first word of a fence's info string, as marked, remark and markdown-it take it
 # (`{.html}` and `.html`, pandoc's attribute forms, read as `html` too).
 _INFO_WORD = re.compile(r"[\s{.]*([^\s{}.]*)")

@@ -39,11 +39,25 @@ __all__ = ["markup_cuts"]
 # Tags that run code, embed a document or plug-in, redirect, or restyle the page from
 # elsewhere: they go whatever their attributes say.
 REMOVED_TAGS = frozenset(
-    {
-        "script", "iframe", "frame", "frameset", "object", "embed", "applet", "portal",
-        "base", "meta", "link", "param", "noembed", "noframes", "xmp", "plaintext",
-    }
-)  # fmt: skip
+    [
+        "script",
+        "iframe",
+        "frame",
+        "frameset",
+        "object",
+        "embed",
+        "applet",
+        "portal",
+        "base",
+        "meta",
+        "link",
+        "param",
+        "noembed",
+        "noframes",
+        "xmp",
+        "plaintext",
+    ]
+)
 # Removed with what they hold, up to their end tag.
 _WITH_CONTENT = frozenset({"script", "style"})
 # Attributes holding a URL the browser requests (`href` in any namespace too).
@@ -54,9 +68,17 @@ URL_ATTRIBUTES = frozenset(
 REMOVED_ATTRIBUTES = frozenset({"srcdoc", "xml:base"})
 # Where an attribute's URL is followed only on a click: (tag, attribute).
 _LINKS = frozenset(
-    {("a", "href"), ("a", "ping"), ("area", "href"), ("area", "ping"), ("form", "action"),
-     ("button", "formaction"), ("input", "formaction")}
-)  # fmt: skip
+    tuple(pair.split(":"))
+    for pair in [
+        "a:href",
+        "a:ping",
+        "area:href",
+        "area:ping",
+        "form:action",
+        "button:formaction",
+        "input:formaction",
+    ]
+)
 _SRCSET = frozenset({"srcset", "imagesrcset"})
 # SVG animations: the attributes whose values they write, and those they write into.
 _ANIMATIONS = frozenset({"set", "animate", "animatemotion", "animatetransform", "animatecolor"})

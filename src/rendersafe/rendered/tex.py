@@ -33,9 +33,19 @@ _STYLES = frozenset({"htmlStyle", "style"})
 _LOADERS = frozenset({"require"})
 _FETCHERS = _LINKS | _IMAGES | _STYLES | _LOADERS
 _DEFINERS = frozenset(
-    {"def", "gdef", "edef", "xdef", "let", "futurelet", "newcommand", "renewcommand",
-     "providecommand", "DeclareRobustCommand"}
-)  # fmt: skip
+    [
+        "def",
+        "gdef",
+        "edef",
+        "xdef",
+        "let",
+        "futurelet",
+        "newcommand",
+        "renewcommand",
+        "providecommand",
+        "DeclareRobustCommand",
+    ]
+)
 # Control words a definition may not name: it would be another name for a fetcher.
 _ALIASED = _FETCHERS | _DEFINERS | frozenset({"csname", "expandafter"})
 _TAKES_TWO = frozenset({"href", "htmlStyle", "style"})
