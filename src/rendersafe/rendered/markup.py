@@ -20,6 +20,7 @@ every `<` of the fence is shown as text instead.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from collections.abc import Callable, Mapping
@@ -134,6 +135,7 @@ def _finds_any(judging: _Judging, tokens: list[Tag | Comment]) -> bool:
 def _cuts(judging: _Judging, text: str, tokens: list[Tag | Comment]) -> list[Cut]:
     cuts: list[Cut] = []
     skip = 0
+    ends = _EndTags(tokens, len(text))
     for index, token in enumerate(tokens):
         if token.start < skip:
             continue
@@ -142,9 +144,39 @@ def _cuts(judging: _Judging, text: str, tokens: list[Tag | Comment]) -> list[Cut
         elif not token.complete:
             cuts.append(_unterminated(token))
         elif not token.closing:
-            found, skip = _element_cuts(judging, text, tokens, index, token)
+            found, skip = _element_cuts(judging, text, ends, index, token)
             cuts.extend(found)
     return cuts
+
+
+class _EndTags:
+    """Where each element ends: its content's end and its end tag's, found by name
+    (the end tags of each name in order, so no element's search reads the rest)."""
+
+    def __init__(self, tokens: list[Tag | Comment], length: int) -> None:
+        self._by_name: dict[str, list[tuple[int, Tag]]] = {}
+        for index, token in enumerate(tokens):
+            if isinstance(token, Tag) and token.closing:
+                self._by_name.setdefault(token.name, []).append((index, token))
+        self._length = length
+        # Style sheets judged, by where they end: the earliest start. One within another
+        # that passed (`<style>` written many times with no end tag) passes too.
+        self._judged: dict[int, int] = {}
+
+    def judged(self, start: int, end: int) -> bool:
+        """Was text[start:end] judged already, inside a style sheet that passed? (Note
+        that it is being judged now, when not.)"""
+        if self._judged.get(end, end + 1) <= start:
+            return True
+        self._judged[end] = start
+        return False
+
+    def after(self, index: int, name: str) -> tuple[int, int]:
+        ends = self._by_name.get(name, [])
+        at = bisect.bisect_right(ends, index, key=lambda pair: pair[0])
+        if at == len(ends):
+            return self._length, self._length
+        return ends[at][1].start, ends[at][1].end
 
 
 def _unterminated(tag: Tag) -> Cut:
@@ -167,30 +199,22 @@ def _remove(token: Tag | Comment, what: str, reason: Reason) -> Cut:
 
 
 def _element_cuts(
-    judging: _Judging, text: str, tokens: list[Tag | Comment], index: int, tag: Tag
+    judging: _Judging, text: str, ends: _EndTags, index: int, tag: Tag
 ) -> tuple[list[Cut], int]:
     """The cuts of the element `tag` (tokens[index]) starts, and where they end."""
     local = _local(tag.name)
     if local == "style":
-        content_end, end = _element_end(tokens, index, tag.name, len(text))
-        verdict = _style_problem(judging, text[tag.end : content_end])
+        content_end, end = ends.after(index, tag.name)
+        verdict = None
+        if not ends.judged(tag.end, content_end):
+            verdict = _style_problem(judging, text[tag.end : content_end])
         if verdict is not None:
             reasons = verdict.reasons or (Reason.IMAGE_HOST_NOT_ALLOWED,)
             return [Cut.remove(tag.start, end, "style", reasons, verdict)], end
     if local in REMOVED_TAGS and local in _WITH_CONTENT:
-        _content_end, end = _element_end(tokens, index, tag.name, len(text))
+        _content_end, end = ends.after(index, tag.name)
         return [Cut.remove(tag.start, end, local, (Reason.HTML_TAG_NOT_ALLOWED,))], end
     return _tag_cuts(judging, text, tag), tag.end
-
-
-def _element_end(
-    tokens: list[Tag | Comment], index: int, name: str, default: int
-) -> tuple[int, int]:
-    """Where the element tokens[index] opens ends: its content's end, its end tag's."""
-    for token in tokens[index + 1 :]:
-        if isinstance(token, Tag) and token.closing and token.name == name:
-            return token.start, token.end
-    return default, default
 
 
 def _style_problem(judging: _Judging, css: str) -> Verdict | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..engine.regions import Regions
 from ..engine.state import Pass
 from ..findings import Reason
 from .fence import Cut
@@ -62,7 +63,10 @@ def mermaid_cuts(ps: Pass, text: str) -> list[Cut]:
     cuts.extend(markup_cuts(ps, text))
     for math in _MATH.finditer(text):
         cuts.extend(cut.shifted(math.start(1)) for cut in tex_cuts(ps, math.group(1)))
-    cuts.extend(_url_cuts(ps, text, [(c.start, c.end) for c in cuts]))
+    taken = Regions()
+    for cut in cuts:
+        taken.add(cut.start, cut.end)
+    cuts.extend(_url_cuts(ps, text, taken))
     return cuts
 
 
@@ -118,7 +122,7 @@ def _first_quote(body: str) -> int:
     return found.start() if found is not None else -1
 
 
-def _url_cuts(ps: Pass, text: str, taken: list[tuple[int, int]]) -> Iterator[Cut]:
+def _url_cuts(ps: Pass, text: str, taken: Regions) -> Iterator[Cut]:
     """A node's image judged as an image, any other URL as a link, unless a cut
     above holds it already."""
     images = {}
@@ -139,5 +143,5 @@ def _url_cuts(ps: Pass, text: str, taken: list[tuple[int, int]]) -> Iterator[Cut
             yield Cut.remove(match.start(), match.end(), "URL", verdict.reasons, verdict)
 
 
-def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= start and end <= b for a, b in spans)
+def _inside(start: int, end: int, spans: Regions) -> bool:
+    return start in spans and spans.end_of(start) >= end

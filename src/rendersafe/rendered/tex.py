@@ -13,11 +13,13 @@ make another name for it. Any other group that holds a URL is judged as a link.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..engine.edits import Edit, Keep
+from ..engine.regions import Regions
 from ..engine.state import Pass
 from ..findings import Reason
 from ..urls import Verdict
@@ -51,7 +53,8 @@ _ALIASED = _FETCHERS | _DEFINERS | frozenset({"csname", "expandafter"})
 _TAKES_TWO = frozenset({"href", "htmlStyle", "style"})
 # TeX's escapes in a URL argument (`\\#` is `#`, `\\%` is `%`).
 _URL_ESCAPE = re.compile(r"\\([#$%&_{}~^\\])")
-_CONTROL_WORD = re.compile(r"\\[A-Za-z]")
+# A URL in a group is a few tokens (`//`, `%` and white space split none of it).
+_URL_TOKENS = 8
 _URLISH = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:|[/\\]{2})")
 # A group that is one URL and nothing else (white space around it).
 _ONE_URL = re.compile(r"\s*(?:[A-Za-z][A-Za-z0-9+.\-]*:|[/\\]{2})\S*\s*")
@@ -80,18 +83,42 @@ class _Arg:
 
 
 class _Reader:
-    """The tokens of a TeX text, with each `{`'s matching `}`."""
+    """The tokens of a TeX text, read once: each `{`'s matching `}`, the next `{`
+    after each token, and how many control words (and of them, names a definition
+    may not hold) come before each, so that no question below reads a span twice."""
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = [_Token(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
         self.closing: dict[int, int] = {}  # token index of `{` -> of its `}`
+        self.words = [0]  # control words before each token
+        self.aliased = [0]  # of them, in `_ALIASED`
+        self.ends: list[int] = []  # the indexes of `\endcsname`
         stack: list[int] = []
         for index, token in enumerate(self.tokens):
             if token.text == "{":
                 stack.append(index)
             elif token.text == "}" and stack:
                 self.closing[stack.pop()] = index
+            word = token.word
+            self.words.append(self.words[-1] + bool(word))
+            self.aliased.append(self.aliased[-1] + (word in _ALIASED))
+            if word == "endcsname":
+                self.ends.append(index)
+        self.next_open = [len(self.tokens)] * (len(self.tokens) + 1)
+        for index in range(len(self.tokens) - 1, -1, -1):
+            is_open = self.tokens[index].text == "{"
+            self.next_open[index] = index if is_open else self.next_open[index + 1]
+        self._options: dict[int, int] = {}
+
+    def holds_word(self, first: int, end: int, *, aliased: bool = False) -> bool:
+        """Does a control word (one a definition may not name) lie in tokens first..end-1?"""
+        counts = self.aliased if aliased else self.words
+        return counts[end] > counts[first]
+
+    def index_at(self, offset: int) -> int:
+        """The first token that starts at or after `offset`."""
+        return bisect.bisect_left(self.tokens, offset, key=lambda t: t.start)
 
     def skip(self, index: int) -> int:
         """The first token from `index` that is not white space or a comment."""
@@ -124,17 +151,29 @@ class _Reader:
         index = self.skip(index)
         if index >= len(self.tokens) or not self.tokens[index].text.startswith("["):
             return index
-        depth = 0
-        for at in range(index, len(self.tokens)):
-            text = self.tokens[at].text
-            depth += (text == "{") - (text == "}")
-            if depth == 0 and "]" in text and not text.startswith("\\"):
-                return at + 1
-        return len(self.tokens)
+        if "]" in self.tokens[index].text[1:]:
+            return index + 1
+        # Groups are jumped over; what a scan passed is remembered, so options left
+        # open many times over are not read again.
+        passed, at = [], index + 1
+        while at < len(self.tokens) and at not in self._options:
+            passed.append(at)
+            token = self.tokens[at]
+            if token.text == "{" and at in self.closing:
+                at = self.closing[at] + 1
+            elif "]" in token.text and not token.text.startswith("\\"):
+                at = -(at + 1)  # found: the option ends after this token
+                break
+            else:
+                at += 1
+        end = self._options.get(at, -at if at < 0 else len(self.tokens))
+        for visited in passed:
+            self._options[visited] = end
+        return end
 
 
 def tex_cuts(ps: Pass, text: str) -> list[Cut]:
-    """What TeX `text` must lose."""
+    """What TeX `text` must lose (in time linear in its length)."""
     if "\\" not in text and "{" not in text:
         return []
     reader = _Reader(text)
@@ -164,33 +203,28 @@ def _macro_cuts(ps: Pass, reader: _Reader) -> Iterator[Cut]:
 
 def _definition_cut(reader: _Reader, index: int) -> Cut | None:
     """A definition that names a fetcher (or builds a name) goes whole."""
-    end = _definition_end(reader, index)
-    body = reader.text[reader.tokens[index].end : end]
-    named = {m.group()[1:] for m in re.finditer(r"\\[A-Za-z]+", body)}
-    if not named & _ALIASED:
+    end = _definition_end(reader, index)  # the index after its last token
+    if not reader.holds_word(index + 1, end, aliased=True):
         return None
     what = "\\" + reader.tokens[index].word
-    return Cut.remove(reader.tokens[index].start, end, what, (Reason.RENDERER_DIRECTIVE,))
+    stop = reader.tokens[end - 1].end if end > index + 1 else reader.tokens[index].end
+    return Cut.remove(reader.tokens[index].start, stop, what, (Reason.RENDERER_DIRECTIVE,))
 
 
 def _definition_end(reader: _Reader, index: int) -> int:
-    """Where a definition from token `index` ends: after its body group, or after
-    the tokens a `\\let` reads."""
+    """The index after a definition's last token: after its body group, or after the
+    tokens a `\\let` reads."""
     word = reader.tokens[index].word
     if word in ("let", "futurelet"):
         return _let_end(reader, index + 1, targets=1 if word == "let" else 2)
-    at = index + 1
-    while at < len(reader.tokens) and reader.tokens[at].text != "{":
-        at += 1  # the name, the parameters, `[n]`: up to the body
+    at = reader.next_open[index + 1]  # the name, the parameters, `[n]`: up to the body
     if word not in ("def", "gdef", "edef", "xdef") and at < len(reader.tokens):
         # `\\newcommand{\\name}`: the name is a group; the body is the next one after it.
         close = reader.closing.get(at)
         if close is not None and close - at <= 2:
-            at = close + 1
-            while at < len(reader.tokens) and reader.tokens[at].text != "{":
-                at += 1
+            at = reader.next_open[close + 1]
     close = reader.closing.get(at)
-    return reader.tokens[close].end if close is not None else len(reader.text)
+    return close + 1 if close is not None else len(reader.tokens)
 
 
 def _let_end(reader: _Reader, at: int, targets: int) -> int:
@@ -201,22 +235,19 @@ def _let_end(reader: _Reader, at: int, targets: int) -> int:
         at = reader.skip(at + 1)
     for _ in range(targets):
         at = reader.skip(at) + 1
-    last = min(at, len(reader.tokens)) - 1
-    return reader.tokens[last].end if last >= 0 else len(reader.text)
+    return min(at, len(reader.tokens))
 
 
 def _csname_cut(reader: _Reader, index: int) -> Cut | None:
-    start = reader.tokens[index].start
-    end = len(reader.text)
-    for token in reader.tokens[index + 1 :]:
-        if token.word == "endcsname":
-            end = token.end
-            break
-    inside = reader.text[reader.tokens[index].end : end].removesuffix("\\endcsname")
-    letters = re.sub(r"[^A-Za-z]", "", inside)
-    if letters not in _ALIASED and not _CONTROL_WORD.search(inside):
-        return None
-    return Cut.remove(start, end, "\\csname", (Reason.RENDERER_DIRECTIVE,))
+    """`\\csname ... \\endcsname` that spells a fetcher, or builds its name from macros."""
+    at = bisect.bisect_right(reader.ends, index)
+    close = reader.ends[at] if at < len(reader.ends) else len(reader.tokens)
+    end = reader.tokens[close].end if close < len(reader.tokens) else len(reader.text)
+    if not reader.holds_word(index + 1, close):
+        inside = reader.text[reader.tokens[index].end : reader.tokens[close - 1].end]
+        if re.sub(r"[^A-Za-z]", "", inside) not in _ALIASED:
+            return None
+    return Cut.remove(reader.tokens[index].start, end, "\\csname", (Reason.RENDERER_DIRECTIVE,))
 
 
 def _fetcher_cut(ps: Pass, reader: _Reader, index: int) -> Cut | None:
@@ -230,12 +261,13 @@ def _fetcher_cut(ps: Pass, reader: _Reader, index: int) -> Cut | None:
     # A refused link keeps its text; what goes is left as an empty group, so that the
     # TeX around it (`$...$`, a `\\frac` argument) reads as before.
     kept = (Keep(second.start, second.end),) if second is not None else ("{}",)
-    written = reader.text[first.inner[0] : first.inner[1]]
-    if not first.group and not _CONTROL_WORD.match(written):
-        return None  # one character: a relative URL of one character
-    if _CONTROL_WORD.search(written):
+    inner = reader.index_at(first.inner[0]), reader.index_at(first.inner[1])
+    if reader.holds_word(*inner):
         what = f"\\{word} (a macro in its URL)"
         return Cut((Edit(start, end, kept),), what, (Reason.RENDERER_DIRECTIVE,))
+    if not first.group:
+        return None  # one character: a relative URL of one character
+    written = reader.text[first.inner[0] : first.inner[1]]  # no macro: no other fetcher
     return _judged(ps, word, _URL_ESCAPE.sub(r"\1", written), Edit(start, end, kept))
 
 
@@ -263,14 +295,16 @@ def _verdict(ps: Pass, word: str, url: str) -> Verdict | None:
 
 
 def _group_cuts(ps: Pass, reader: _Reader, cuts: list[Cut]) -> Iterator[Cut]:
-    """Any other group that holds a URL, judged as a link."""
-    taken = [(cut.start, cut.end) for cut in cuts]
+    """Any other group that holds a URL (a few tokens, no macro), judged as a link."""
+    taken = Regions()
+    for cut in cuts:
+        taken.add(cut.start, cut.end)
     for open_index, close_index in reader.closing.items():
+        if close_index - open_index > _URL_TOKENS or reader.holds_word(open_index, close_index):
+            continue
         start, end = reader.tokens[open_index].end, reader.tokens[close_index].start
         content = reader.text[start:end]
-        if not _ONE_URL.fullmatch(content) or _CONTROL_WORD.search(content):
-            continue
-        if any(a <= start and end <= b for a, b in taken):
+        if not _ONE_URL.fullmatch(content) or (start in taken and taken.end_of(start) >= end):
             continue
         verdict = ps.judge_link(_URL_ESCAPE.sub(r"\1", content).strip())
         if verdict.action == "drop":
