@@ -4,7 +4,6 @@ Every case of tests/fixtures/rendered is rendered as a chat UI renders it, sanit
 (nothing may reach a host off the policy) and as the model wrote it (most attacks
 must leak, or the check proves nothing):
 
-- TeX with KaTeX from npm, at its most permissive (`trust: true`), in Node.js;
 - HTML and SVG artifacts in a sandboxed `srcdoc` iframe (Open WebUI's and LibreChat's
   artifact viewers), CSS in the `<style>` of one, in Debian's Chromium: every request
   the frame makes is caught, none leaves the machine;
@@ -12,22 +11,20 @@ must leak, or the check proves nothing):
   WebUI runs (`loose`) and the default (`strict`): the requests while rendering, the
   links in the diagram, and what clicking every clickable node calls or fetches.
 
-`npm ci --prefix tests/js` and Chromium come from `.ci/run`.
+TeX runs in KaTeX from npm in tests/test_js_renderers.py (`rendered_cases` holds what
+both read). `npm ci --prefix tests/js` and Chromium come from `.ci/run`.
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import json
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 from playwright.sync_api import Browser, sync_playwright
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,10 +32,8 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Route
 
 from catch_proxy import CatchProxy
-from fixture_files import FIXTURES, Case, read_cases
-from renderers import Url, urls
-from rendersafe.engine.rendered import info_language
-from rendersafe.policy import RENDERED_FENCES
+from rendered_cases import ALLOWED_IMAGES, ATTACKER, EXAMPLE, Rendered, leaks, rendered, verdict
+from renderers import Url
 from servers import Server
 from test_browser import ARGS, CHROMIUM, REQUIRED
 
@@ -48,96 +43,6 @@ pytestmark = pytest.mark.skipif(
     not MERMAID.exists() or (not CHROMIUM.exists() and not REQUIRED),
     reason="needs `npm ci --prefix tests/js` and Debian's chromium (done by .ci/run)",
 )
-
-CASES = [case for path in sorted((FIXTURES / "rendered").glob("*.md")) for case in read_cases(path)]
-ATTACKER = "evil.example"
-ALLOWED_IMAGES = frozenset({"cdn.example.com"})
-_EXAMPLE = re.compile(r"(?:^|\.)example(?:\.com|\.net|\.org)?$")
-_MATH = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$(.+?)\$", re.DOTALL)
-
-
-@dataclass(frozen=True, eq=False)
-class Rendered:
-    """One thing a renderer receives from a case: what it becomes, and its text."""
-
-    case: Case
-    kind: str
-    text: str
-    sanitised: bool
-
-
-def _pieces(case: Case, *, sanitised: bool) -> Iterator[Rendered]:
-    text = case.expected if sanitised else case.input
-    fences = [t for t in MarkdownIt("commonmark").parse(text) if t.type == "fence"]
-    for token in fences:
-        kind = RENDERED_FENCES.get(info_language(token.info))
-        if kind is not None:
-            yield Rendered(case, kind, token.content, sanitised)
-    if not fences:
-        for match in _MATH.finditer(text):
-            math = next(g for g in match.groups() if g is not None)
-            yield Rendered(case, "tex", math, sanitised)
-
-
-def _all(kind: str) -> list[Rendered]:
-    return [
-        piece
-        for case in CASES
-        for sanitised in (True, False)
-        for piece in _pieces(case, sanitised=sanitised)
-        if piece.kind == kind
-    ]
-
-
-def _problems(url: Url) -> list[str]:
-    """A fetch off the allowlist, or a link to the attacker or a script."""
-    fetched = (url.tag, url.attribute) in _FETCHED or url.attribute == "style"
-    host, value = url.host, url.value.strip().lower()
-    if fetched and host is not None and host not in ALLOWED_IMAGES:
-        return [f"fetches {host}: <{url.tag} {url.attribute}={url.value[:60]!r}>"]
-    attacker = host is not None and (host == ATTACKER or host.endswith("." + ATTACKER))
-    if attacker or value.startswith(("javascript:", "vbscript:")):
-        return [f"links {url.value[:60]!r}"]
-    return []
-
-
-_FETCHED = {("img", "src"), ("image", "href"), ("image", "xlink:href")}
-
-
-def _verdict(found: dict[Rendered, list[str]], *, other_renderers: tuple[str, ...] = ()) -> None:
-    """Sanitised: no problem anywhere. As written: every attack case shows one, but
-    those whose titles name a construct of another renderer (`other_renderers`)."""
-    safe = {p.case.id: problems for p, problems in found.items() if p.sanitised and problems}
-    assert safe == {}
-    attacks = {
-        p.case.id
-        for p in found
-        if not p.case.benign and not any(word in p.case.title for word in other_renderers)
-    }
-    leaking = {p.case.id for p, problems in found.items() if not p.sanitised and problems}
-    honest = {p.case.id for p in found if p.case.benign}
-    assert not leaking & honest
-    assert attacks - leaking == set()
-
-
-# -- TeX with KaTeX -----------------------------------------------------------------------
-
-
-def test_katex_renders_no_link_or_image_off_the_policy() -> None:
-    pieces = _all("tex")
-    inputs = [{"tex": p.text, "display": True} for p in pieces]
-    done = subprocess.run(
-        ["node", str(JS / "katex.mjs")],
-        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=120,
-    )  # fmt: skip
-    pages = json.loads(done.stdout)
-    found = {
-        p: [x for u in urls(page, "katex") for x in _problems(u)]
-        for p, page in zip(pieces, pages, strict=True)
-    }
-    assert len({p.case.id for p in pieces if not p.case.benign}) >= 10
-    _verdict(found, other_renderers=("MathJax", "csname"))
-
 
 # -- Chromium ----------------------------------------------------------------------------
 #
@@ -184,7 +89,7 @@ def _requests(proxy: CatchProxy, count: int) -> list[list[str]]:
     """The requests off the allowlist, by the piece whose host they name."""
     found: list[list[str]] = [[] for _ in range(count)]
     for host in proxy.hosts:
-        if host in ALLOWED_IMAGES or not _EXAMPLE.search(host):
+        if host in ALLOWED_IMAGES or not EXAMPLE.search(host):
             continue  # an allowed image, or Chromium's own (every fixture host is an example)
         piece = re.fullmatch(rf"p(\d+)\.{re.escape(ATTACKER)}", host)
         assert piece is not None, f"a request no piece made: {host}"
@@ -233,9 +138,9 @@ def _artifacts_problems(chromium: _Chromium, pieces: list[Rendered]) -> list[lis
             continue
         index = int(frame.name[1:])
         for value in frame.evaluate(_LINKS):
-            found[index] += _problems(Url("chromium", "a", "href", value))
+            found[index] += leaks(Url("chromium", "a", "href", value))
         for value in frame.evaluate(_CSS_URLS) if shown[index][0].kind == "css" else ():
-            found[index] += _problems(Url("chromium", "style", "style", value))
+            found[index] += leaks(Url("chromium", "style", "style", value))
     page.close()
     by_piece: dict[int, list[str]] = {}
     for (piece, _xml), problems in zip(shown, found, strict=True):
@@ -244,10 +149,10 @@ def _artifacts_problems(chromium: _Chromium, pieces: list[Rendered]) -> list[lis
 
 
 def test_html_svg_and_css_artifacts_request_nothing_off_the_policy(chromium: _Chromium) -> None:
-    pieces = [p for kind in ("html", "svg", "css") for p in _all(kind)]
+    pieces = [p for kind in ("html", "svg", "css") for p in rendered(kind)]
     found = dict(zip(pieces, _artifacts_problems(chromium, pieces), strict=True))
     assert len({p.case.id for p in pieces if not p.case.benign}) >= 25
-    _verdict(found)
+    verdict(found)
 
 
 _RENDER = """async ([diagram, level]) => {
@@ -280,7 +185,7 @@ def test_mermaid_diagrams_fetch_link_and_call_nothing_off_the_policy(
 ) -> None:
     """Rendered, inserted into the page, every clickable node clicked (its links
     recorded first, then taken out so the page stays)."""
-    pieces = _all("mermaid")
+    pieces = rendered("mermaid")
     chromium.pages["mermaid"] = (
         "<!doctype html><script src='/mermaid.js'></script><div id=out></div>"
     )
@@ -294,11 +199,11 @@ def test_mermaid_diagrams_fetch_link_and_call_nothing_off_the_policy(
     for problems, result in zip(found, results, strict=True):
         problems.extend(f"called {name}" for name in result["called"])
         for link in result["links"]:
-            problems.extend(_problems(Url("mermaid", "a", "href", link)))
+            problems.extend(leaks(Url("mermaid", "a", "href", link)))
     assert len({p.case.id for p in pieces if not p.case.benign}) >= 15
     # What Mermaid 11 refuses itself (a UI on another version or configuration may
     # not), and at its default level, the calls and script links too.
     refused: tuple[str, ...] = ("keeps its own", "DOMPurify", "KaTeX")
     if level == "strict":
         refused += ("loose only", "javascript:")
-    _verdict(dict(zip(pieces, found, strict=True)), other_renderers=refused)
+    verdict(dict(zip(pieces, found, strict=True)), other_renderers=refused)
