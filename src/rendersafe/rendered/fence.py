@@ -72,7 +72,7 @@ class Cut:
         return cls((Edit(start, end, ()),), what, reasons, verdict)
 
     def shifted(self, offset: int) -> Cut:
-        """This cut for a text that starts `offset` characters earlier."""
+        """This cut in the offsets of a larger text, where its own text starts at `offset`."""
         edits = tuple(
             Edit(
                 e.start + offset,
