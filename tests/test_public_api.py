@@ -15,7 +15,7 @@ def test_exported_names() -> None:
     assert sorted(rendersafe.__all__) == [
         "Action", "Construct", "Conversation", "Finding", "ImageProxy", "InputTooLargeError",
         "Policy", "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError",
-        "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "mint_canary",
+        "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "csp", "mint_canary",
         "sanitize", "sanitize_stream", "wrap_stream",
     ]  # fmt: skip
 

@@ -6,9 +6,11 @@ result = Sanitizer(Policy(allowed_image_hosts=["cdn.example.com"])).run(reply)
 result.text, result.findings
 Sanitizer(policy).run(reply, conversation=messages)  # judge URLs with what the model saw
 st.write_stream(wrap_stream(deltas, conversation=messages))  # a chat UI's generator
+csp(policy)                                          # the chat page's Content-Security-Policy
 """
 
 from ._build import __version__ as __version__  # first: it decides how the modules load
+from .content_security import csp
 from .conversation import Conversation, mint_canary
 from .errors import InputTooLargeError, PolicyError, RenderSafeError, SanitizeError
 from .findings import Action, Construct, Finding, Reason, Result
@@ -34,6 +36,7 @@ __all__ = [
     "StreamSanitizer",
     "Thresholds",
     "asanitize_stream",
+    "csp",
     "mint_canary",
     "sanitize",
     "sanitize_stream",

@@ -4,6 +4,7 @@
     rendersafe sanitize - < reply.md        read stdin
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
+    rendersafe csp [--policy FILE] [--nginx] the Content-Security-Policy for the chat page
     rendersafe demo [--port 8765]           a local chat page behind the middleware
     rendersafe proxy --upstream URL         a sanitising reverse proxy (see `proxy --help`)
     rendersafe scan logs/ [--fix DIR]       scan stored transcripts (see `scan --help`)
@@ -29,6 +30,7 @@ from ._build import __version__
 from .audit.record import AuditRecord
 from .audit.summary import summarise
 from .config import load_policy, policy_problems, tool_settings
+from .content_security import csp
 from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
@@ -111,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 valid, 2 any error",
     )
     check.add_argument("file", nargs="?", help="the TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    _add_csp_parser(sub)
     audit = sub.add_parser("audit", help="read audit logs")
     audit_actions = audit.add_subparsers(dest="action", required=True)
     summary = audit_actions.add_parser("summary", help="count the records of an audit file")
@@ -144,6 +147,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_proxy_parser(sub)
     return parser
+
+
+def _add_csp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    header = sub.add_parser(
+        "csp",
+        help="print the Content-Security-Policy header that matches a policy",
+        description="The header value for the chat page: images only from its own origin, "
+        "the policy's allowed image hosts and its image proxy; media, frames, fetch and "
+        "form posts only from its own origin (add sources below); no <base>, no plug-ins.",
+    )
+    header.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    for directive in _CSP_DIRECTIVES:
+        header.add_argument(
+            f"--{directive}",
+            action="append",
+            default=[],
+            metavar="SOURCE",
+            help=f"another {directive} source (repeatable), e.g. https://api.example.com",
+        )
+    header.add_argument(
+        "--nginx", action="store_true", help="print an nginx add_header directive instead"
+    )
+    header.add_argument(
+        "--report-only",
+        action="store_true",
+        help="with --nginx: Content-Security-Policy-Report-Only (reports, blocks nothing)",
+    )
+
+
+_CSP_DIRECTIVES = ("img-src", "media-src", "frame-src", "connect-src", "form-action")
 
 
 def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -250,6 +283,17 @@ def _check(args: argparse.Namespace, streams: _Streams) -> int:
 
 
 Command = Callable[[argparse.Namespace, _Streams], int]
+
+
+def _csp(args: argparse.Namespace, streams: _Streams) -> int:
+    added = {d.replace("-", "_"): getattr(args, d.replace("-", "_")) for d in _CSP_DIRECTIVES}
+    value = csp(load_policy(args.policy), **added)
+    if args.nginx:
+        name = "Content-Security-Policy" + ("-Report-Only" if args.report_only else "")
+        streams.out.write(f'add_header {name} "{value}" always;\n')
+    else:
+        streams.out.write(value + "\n")
+    return EXIT_CLEAN
 
 
 def _demo(args: argparse.Namespace, streams: _Streams) -> int:
@@ -366,6 +410,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
         "sanitize": _sanitize,
         "policy schema": _schema,
         "policy check": _check,
+        "csp": _csp,
         "demo": _demo,
         "proxy": _proxy,
         "audit summary": _audit_summary,

@@ -19,6 +19,7 @@ folded with the other. One-shot and streaming both go through here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,9 +82,9 @@ class _Reading:
     in_context: bool = True  # read inside what the text before leaves open
 
 
-def _keeps_what_streams_send(original: str, output: str) -> bool:
+def _keeps_what_streams_send(original: str, output: str, hold: re.Pattern[str] | None) -> bool:
     """Does `output` start with what a stream may send of `original` before it ends?"""
-    keep, _held = sendable(original, final=True)
+    keep, _held = sendable(original, final=True, hold=hold)
     return output.startswith(original[:keep])
 
 
@@ -117,6 +118,9 @@ class UnitSanitizer:
         if prefix != unit.prefix:
             unit = replace(unit, prefix=prefix)
         eligible = not (unit.forced or unit.prefix or carry.after_forced_cut)
+        hold = self.rules.rendered.hold
+        if eligible and hold is not None and hold.search(unit.text) is not None:
+            eligible = False  # a rendered fence: only the pass judges what it holds
         if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
             delta = fast.certified(unit.text, carry, self.rules.judge)
             if delta is not None and self.fast_path:
@@ -127,7 +131,9 @@ class UnitSanitizer:
         if current.text != unit.text and not unit.forced and not unit.prefix:
             again = self._as_read_again(unit, carry, first, current, findings, context=context)
             current, findings = again
-        if current.text != unit.text and not _keeps_what_streams_send(unit.text, current.text):
+        if current.text != unit.text and not _keeps_what_streams_send(
+            unit.text, current.text, hold
+        ):
             # An edit reached text a stream sends before the unit ends (a block replaced
             # whole when a construct cannot be placed): that text stays, the rest is
             # neutralised, so a stream never has to take back what it sent.
@@ -167,13 +173,14 @@ class UnitSanitizer:
         """The output as a run over it reads it: cut where that run cuts, each piece
         settled, and ending where `unit` ended (`structure`); neutralised when that
         does not settle either. `current` was read whole and nothing was found."""
-        keep, _held = sendable(unit.text, final=True)
+        hold = self.rules.rendered.hold
+        keep, _held = sendable(unit.text, final=True, hold=hold)
         in_pieces = False
         for attempt in range(MAX_PASSES + 1):
             restored = restore(unit.text, current.text, keep)
             if restored is None:
                 break
-            pieces = split(restored, self.policy.max_hold_chars)
+            pieces = split(restored, self.policy.max_hold_chars, hold)
             if pieces is None:
                 return current, findings  # past the hold limit
             settled = restored == current.text and not current.findings
@@ -206,7 +213,7 @@ class UnitSanitizer:
     def _neutralised(
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
     ) -> tuple[_Outcome, list[Finding]]:
-        text = neutralise_unit(unit, self.rules.markers.link)
+        text = neutralise_unit(unit, self.rules.markers.link, self.rules.rendered.hold)
         # One more pass reads what the neutralised text leaves for the next unit.
         outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
         construct = first.findings[0].kind if first.findings else Construct.HTML
