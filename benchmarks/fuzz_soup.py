@@ -29,7 +29,7 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from rendersafe import Sanitizer  # noqa: E402
-from soup import ATOMS, INGREDIENTS, page_problems, problems  # noqa: E402
+from soup import FAMILIES, INGREDIENTS, page_problems, pick, problems  # noqa: E402
 
 S = Sanitizer()
 # The same sanitiser with the fast path (src/rendersafe/units/fast.py) forced off: each
@@ -42,9 +42,9 @@ PREFIXES = 48
 _PLAIN = re.compile(r"\w")
 
 
-def case(rng: random.Random, atoms: tuple[str, ...] = ATOMS) -> str:
+def case(rng: random.Random, families: tuple[str, ...] = FAMILIES) -> str:
     """One soup of up to 40 ingredients."""
-    return "".join(rng.choice(atoms) for _ in range(rng.randint(1, 40)))
+    return "".join(pick(rng, families) for _ in range(rng.randint(1, 40)))
 
 
 def check(text: str, rng: random.Random) -> list[str]:
@@ -120,13 +120,15 @@ def main() -> None:
         "--prefixes", type=int, default=PREFIXES, help="healed prefixes sampled per case (--js)"
     )
     args = parser.parse_args()
-    names = args.ingredients.split(",") if args.ingredients else list(INGREDIENTS)
-    atoms = tuple(atom for name in names for atom in INGREDIENTS[name])
+    names = tuple(args.ingredients.split(",")) if args.ingredients else FAMILIES
+    unknown = set(names) - set(INGREDIENTS)
+    if unknown:
+        parser.error(f"unknown ingredients {sorted(unknown)}; known: {', '.join(INGREDIENTS)}")
     rng, counts, start = random.Random(args.seed), Counter[str](), time.process_time()
     failing: list[dict[str, object]] = []
     batch: list[tuple[str, str]] = []
     for _ in range(args.cases):
-        text = case(rng, atoms)
+        text = case(rng, names)
         found = check(text, rng)
         counts.update(set(found))
         if found:

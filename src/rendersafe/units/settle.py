@@ -32,6 +32,7 @@ from ..engine.state import Compiled, Pass
 from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
+from ..guard import may_change, second_line
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
@@ -119,7 +120,7 @@ class UnitSanitizer:
         eligible = not (unit.forced or unit.prefix or carry.after_forced_cut)
         if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
             delta = fast.certified(unit.text, carry, self.rules.judge)
-            if delta is not None and self.fast_path:
+            if delta is not None and self.fast_path and not may_change(unit.text):
                 sent.record(unit, unit.text)
                 return Settled(unit.text, (), carry.after(delta, unit.text, False))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
@@ -277,6 +278,7 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
+        second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
 
