@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -29,17 +27,13 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from rendersafe import Sanitizer  # noqa: E402
-from soup import FAMILIES, INGREDIENTS, page_problems, pick, problems  # noqa: E402
+from soup import FAMILIES, INGREDIENTS, PREFIXES, js_problems, pick, problems  # noqa: E402
 
 S = Sanitizer()
 # The same sanitiser with the fast path (src/rendersafe/units/fast.py) forced off: each
 # case's output and findings must be the same with it on (`S`) and off.
 SLOW = Sanitizer()
 SLOW.units.fast_path = False
-# Prefixes healed and rendered per case: cuts next to punctuation, where healing
-# differs, then a few anywhere.
-PREFIXES = 48
-_PLAIN = re.compile(r"\w")
 
 
 def case(rng: random.Random, families: tuple[str, ...] = FAMILIES) -> str:
@@ -73,42 +67,6 @@ def check(text: str, rng: random.Random) -> list[str]:
     return failures
 
 
-def prefix_cuts(text: str, count: int = PREFIXES) -> list[int]:
-    """A bounded sample of the proper prefixes of `text` a healing client could render
-    (drawn from the text alone, so runs that differ only in some outputs compare)."""
-    rng = random.Random(text)
-    cuts = range(1, len(text))
-    near = [c for c in cuts if not (_PLAIN.match(text[c - 1]) and _PLAIN.match(text[c]))]
-    picked = rng.sample(near, min(len(near), count * 3 // 4))
-    rest = sorted(set(cuts) - set(picked))
-    return sorted(picked + rng.sample(rest, min(len(rest), count - len(picked))))
-
-
-def _node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
-    done = subprocess.run(
-        ["node", str(TESTS / "js" / "render.mjs"), *flags],
-        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=3600,
-    )  # fmt: skip
-    pages: list[dict[str, object]] = json.loads(done.stdout)
-    return pages
-
-
-def js_failures(outputs: list[str], count: int = PREFIXES) -> list[list[str]]:
-    """The JavaScript renderers' problems for each output, and the healing renderers'
-    on a sample of its prefixes, in one Node.js process each."""
-    whole = _node(list(outputs))
-    sampled = [{"text": o, "cuts": prefix_cuts(o, count)} for o in outputs]
-    healed = _node(list(sampled), "--prefixes")
-    found = []
-    for page, prefixes in zip(whole, healed, strict=True):
-        problems = [p for name, html in page.items() for p in page_problems(str(html), name)]
-        for name, htmls in prefixes.items():
-            assert isinstance(htmls, list)
-            problems += [p for html in htmls for p in page_problems(html, f"{name} (prefix)")]
-        found.append(problems)
-    return found
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=20_000)
@@ -137,7 +95,7 @@ def main() -> None:
             batch.append((text, S.run(text).text))
         if len(batch) >= 500 or (batch and _ == args.cases - 1):
             for (text_in, _out), js in zip(
-                batch, js_failures([o for _t, o in batch], args.prefixes), strict=True
+                batch, js_problems([o for _t, o in batch], prefixes=args.prefixes), strict=True
             ):
                 classes = {p.split(" <")[0] for p in js}
                 counts.update(classes)

@@ -10,8 +10,8 @@ mistune (`tests/fixtures/*`), Python-Markdown (`tests/**/*.txt` and the strings 
 `assertMarkdownRenders` in `tests/test_syntax`). Every input is cut into blocks (at blank
 lines, so a long test document gives one construct per paragraph); a block is kept
 when it holds a URL or a URL slot (a scheme, `//`, `www.`, `](`, `]:`, `src=`, `href=`,
-`url(`) and is at most 600 characters. One JSON string per line, with the suite it came
-from, deduplicated, in a stable order.
+`url(`), is at most 600 characters and holds no lone surrogate. One JSON object per
+line (the suite it came from, the text), deduplicated, in a stable order.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import json
 import re
 import subprocess
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "renderer_suites.jsonl"
@@ -95,49 +95,81 @@ def _python_markdown_calls(text: str) -> Iterator[str]:
             yield textwrap.dedent(first.value)
 
 
+def _commonmark_spec(mirror: Path) -> Iterator[str]:
+    for _path, text in _files(mirror, r"^spec\.txt$"):
+        yield from _spec_inputs(text)
+
+
+def _markdown_it(mirror: Path) -> Iterator[str]:
+    for _path, text in _files(mirror, r"^test/fixtures/.*\.txt$"):
+        spec = "`" * 32 + " example" in text
+        yield from _spec_inputs(text) if spec else _markdown_it_inputs(text)
+
+
+def _marked(mirror: Path) -> Iterator[str]:
+    for path, text in _files(mirror, r"^test/specs/.*\.(md|json)$"):
+        if path.endswith(".json"):
+            yield from (case["markdown"] for case in json.loads(text))
+        else:
+            yield re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL)
+
+
+def _micromark(mirror: Path) -> Iterator[str]:
+    for _path, text in _files(mirror, r"^test/.*\.js$"):
+        yield from (_js_string(m.group(1)) for m in _JS_CALL.finditer(text))
+
+
+def _mistune(mirror: Path) -> Iterator[str]:
+    for path, text in _files(mirror, r"^tests/fixtures/.*\.(txt|json)$"):
+        if path.endswith(".json"):
+            yield from (case["text"] for case in json.loads(text) if "text" in case)
+        else:
+            yield from _spec_inputs(text)
+
+
+def _python_markdown(mirror: Path) -> Iterator[str]:
+    for path, text in _files(mirror, r"^tests/.*\.(txt|py)$"):
+        if path.endswith(".txt"):
+            yield text
+        elif "test_syntax" in path:
+            yield from _python_markdown_calls(text)
+
+
+# The suite a mirror holds, by the repository's name: its name here, and its reader.
+SUITES: dict[str, tuple[str, Callable[[Path], Iterator[str]]]] = {
+    "commonmark-spec": ("commonmark-spec", _commonmark_spec),
+    "markdown-it": ("markdown-it", _markdown_it),
+    "marked": ("marked", _marked),
+    "micromark": ("micromark", _micromark),
+    "mistune": ("mistune", _mistune),
+    "markdown": ("python-markdown", _python_markdown),
+}
+
+
 def inputs(mirror: Path) -> Iterator[tuple[str, str]]:
     """(suite, input) for every test input of the suite in `mirror`."""
     name = mirror.parent.name if mirror.name == "repo" else mirror.name
-    suite = name.split("+")[-1]
-    if suite == "commonmark-spec":
-        for _path, text in _files(mirror, r"^spec\.txt$"):
-            yield from ((suite, i) for i in _spec_inputs(text))
-    elif suite == "markdown-it":
-        for _path, text in _files(mirror, r"^test/fixtures/.*\.txt$"):
-            spec = "`" * 32 + " example" in text
-            found = _spec_inputs(text) if spec else _markdown_it_inputs(text)
-            yield from ((suite, i) for i in found)
-    elif suite == "marked":
-        for path, text in _files(mirror, r"^test/specs/.*\.(md|json)$"):
-            if path.endswith(".json"):
-                yield from ((suite, case["markdown"]) for case in json.loads(text))
-            else:
-                yield suite, re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.DOTALL)
-    elif suite == "micromark":
-        for _path, text in _files(mirror, r"^test/.*\.js$"):
-            yield from ((suite, _js_string(m.group(1))) for m in _JS_CALL.finditer(text))
-    elif suite == "mistune":
-        for path, text in _files(mirror, r"^tests/fixtures/.*\.(txt|json)$"):
-            if path.endswith(".json"):
-                yield from ((suite, case["text"]) for case in json.loads(text) if "text" in case)
-            else:
-                yield from ((suite, i) for i in _spec_inputs(text))
-    elif suite == "markdown":
-        for path, text in _files(mirror, r"^tests/.*\.(txt|py)$"):
-            if path.endswith(".txt"):
-                yield "python-markdown", text
-            elif "test_syntax" in path:
-                yield from (("python-markdown", i) for i in _python_markdown_calls(text))
-    else:
-        raise SystemExit(f"unknown suite {name!r}")
+    suite = SUITES.get(name.split("+")[-1])
+    if suite is None:
+        raise SystemExit(f"unknown suite {name!r}; known: {', '.join(SUITES)}")
+    yield from ((suite[0], text) for text in suite[1](mirror))
 
 
 def blocks(text: str) -> Iterator[str]:
     """`text` cut at blank lines, each block holding a URL or a URL slot."""
-    for block in re.split(r"\n[ \t]*\n", text):
-        block = block.strip("\n")
-        if block and len(block) <= MAX_BLOCK and _URLISH.search(block):
+    for part in re.split(r"\n[ \t]*\n", text):
+        block = part.strip("\n")
+        if block and len(block) <= MAX_BLOCK and _URLISH.search(block) and _encodable(block):
             yield block
+
+
+def _encodable(text: str) -> bool:
+    """No lone surrogate (a JavaScript test's `\\uD800`): no reply holds one."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def main() -> None:

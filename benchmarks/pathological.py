@@ -77,6 +77,16 @@ PATTERNS = {
     "spaces after image": " \t",
     "open tag line": "= ",
     "opens before images": "[" * 100 + EVIL,
+    # What the second line (`rendersafe.guard`) reads: tags inside tags and attribute
+    # names, image openers before their slots, slots, attribute lists.
+    "<a <a ": "<a <a ",
+    "<a<a": "<a<a",
+    '<a x="<a ': '<a x="<a ',
+    "![ labels": "![a] ",
+    "]( unopened": "](javascript:x) ",
+    "]: lines": "[r]: javascript:x\n",
+    "{: on": "{: onclick=x ",
+    "<style <base": "<style <base <link ",
 }
 # A run after one opener, a run that closes what the pattern opened, what ends it.
 OPENER = {

@@ -20,9 +20,9 @@ import ada_url
 import commonmark
 import markdown as pymd
 import mistune
-from marko.ext.gfm import gfm as _marko
 from bleach.html5lib_shim import HTMLTokenizer, constants
 from markdown_it import MarkdownIt
+from marko.ext.gfm import gfm as _marko
 
 CHAT_ORIGIN = "https://chat.example/"
 # Attribute values a browser fetches when the page renders (no click needed).
@@ -121,8 +121,12 @@ def urls(html: str, renderer: str) -> Iterator[Url]:
         tag = str(token["name"]).lower()
         style = style or tag == "style"
         data = token.get("data") or {}
-        pairs = [(str(n).lower(), str(v)) for n, v in (data.items() if isinstance(data, dict) else data)]
-        if tag == "meta" and any(n == "http-equiv" and v.strip().lower() == "refresh" for n, v in pairs):
+        pairs = [
+            (str(n).lower(), str(v)) for n, v in (data.items() if isinstance(data, dict) else data)
+        ]
+        if tag == "meta" and any(
+            n == "http-equiv" and v.strip().lower() == "refresh" for n, v in pairs
+        ):
             pairs = [("refresh", v) for n, v in pairs if n == "content"]
         for name, value in pairs:
             yield from _attribute_urls(renderer, tag, name, value)

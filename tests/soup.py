@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -26,6 +27,10 @@ SUITES = tuple(
 _TYPES = {value: name for name, value in constants.tokenTypes.items()}
 _BLANKS = re.compile("[\t\n\r]")
 _C0_AND_SPACE = "".join(map(chr, range(0x21)))
+_PLAIN = re.compile(r"\w")
+JS = Path(__file__).parent / "js"
+# Prefixes healed and rendered per output by default (a sample, see `prefix_cuts`).
+PREFIXES = 48
 
 # Each ingredient is one class of construct the issue names: brackets and `!`,
 # backticks, named and numeric references, tags with URL attributes, comments and
@@ -66,9 +71,11 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     "fetching_tags": (
         "<style>", "</style>", "@import url(//evil.example/s.css);",
         "<style>@import 'https://evil.example/i.css'</style>", "<link rel=stylesheet href=",
-        "<link rel=preload as=image href=//evil.example/l.png>", '<meta http-equiv=refresh content="0;url=',
+        "<link rel=preload as=image href=//evil.example/l.png>",
+        '<meta http-equiv=refresh content="0;url=',
         "<meta http-equiv=refresh content=0;url=//evil.example/m>",
-        "<svg><image href=//evil.example/i.png /></svg>", "<svg><image xlink:href=", "<video poster=",
+        "<svg><image href=//evil.example/i.png /></svg>", "<svg><image xlink:href=",
+        "<video poster=",
         "<form action=", "<button formaction=", 'style="background:url(',
         '<div style="background-image:url(//evil.example/b.png)">', "<object data=",
         "<base href=//evil.example/>", "<iframe src=", "<input type=image src=", "<embed src=",
@@ -122,13 +129,31 @@ def event_handlers(html: str) -> Iterator[str]:
                 yield f"<{token['name']} {name}>"
 
 
-def page_problems(html: str, renderer: str, image_hosts: Iterable[str] = ()) -> list[str]:
-    """What one rendered page must not hold."""
+def page_problems(
+    html: str, renderer: str, image_hosts: Iterable[str] = (), whole: str | None = None
+) -> list[str]:
+    """What one rendered page must not hold. `whole`: the page renders a prefix of
+    this text; where some image host is allowed, a URL cut short of one `whole`
+    holds is not counted (README, "Limits": a client that renders inside a unit,
+    never where a stream sends, can see an allowed image's definition cut inside its
+    host)."""
     hosts = tuple(image_hosts)
     found = [f"{renderer}: event handler {h}" for h in event_handlers(html)]
     for url in urls(html, renderer):
-        found.extend(_url_problems(url, hosts))
+        if not (hosts and whole is not None and cut_short(url.value, whole)):
+            found.extend(_url_problems(url, hosts))
     return found
+
+
+def cut_short(url: str, text: str) -> bool:
+    """Is `url` a proper prefix of a URL `text` holds whole?"""
+    at = text.find(url)
+    while at >= 0:
+        after = text[at + len(url) : at + len(url) + 1]
+        if after and not after.isspace() and after not in ")>\"'":
+            return True
+        at = text.find(url, at + 1)
+    return False
 
 
 def script_scheme(value: str) -> bool:
@@ -152,6 +177,50 @@ def _url_problems(url: Url, hosts: tuple[str, ...]) -> Iterator[str]:
         and not any(host == h or host.endswith("." + h) for h in hosts)
     ):
         yield f"{url.renderer}: fetches {host} <{url.tag} {url.attribute}>"
+
+
+def prefix_cuts(text: str, count: int = PREFIXES) -> list[int]:
+    """A bounded sample of the proper prefixes of `text` a healing client could render
+    (drawn from the text alone, so runs that differ only in some outputs compare):
+    cuts next to punctuation, where healing differs, then a few anywhere."""
+    rng = random.Random(text)
+    cuts = range(1, len(text))
+    near = [c for c in cuts if not (_PLAIN.match(text[c - 1]) and _PLAIN.match(text[c]))]
+    picked = rng.sample(near, min(len(near), count * 3 // 4))
+    rest = sorted(set(cuts) - set(picked))
+    return sorted(picked + rng.sample(rest, min(len(rest), count - len(picked))))
+
+
+def node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
+    """tests/js/render.mjs over `inputs`, in one Node.js process."""
+    done = subprocess.run(
+        ["node", str(JS / "render.mjs"), *flags],
+        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=3600,
+    )  # fmt: skip
+    pages: list[dict[str, object]] = json.loads(done.stdout)
+    return pages
+
+
+def js_problems(
+    outputs: list[str], image_hosts: Iterable[str] = (), *, prefixes: int | None = PREFIXES
+) -> list[list[str]]:
+    """The JavaScript renderers' problems with each output, and the healing renderers'
+    at a sample of `prefixes` of its prefixes (None: every prefix)."""
+    hosts = tuple(image_hosts)
+    whole = node(list(outputs))
+    cut = [
+        {"text": o, "cuts": None if prefixes is None else prefix_cuts(o, prefixes)} for o in outputs
+    ]
+    healed = node(list(cut), "--prefixes")
+    found = []
+    for output, page, healed_pages in zip(outputs, whole, healed, strict=True):
+        problems = [p for name, html in page.items() for p in page_problems(str(html), name, hosts)]
+        for name, htmls in healed_pages.items():
+            assert isinstance(htmls, list)
+            named = f"{name} (prefix)"
+            problems += [p for h in htmls for p in page_problems(h, named, hosts, output)]
+        found.append(problems)
+    return found
 
 
 def problems(text: str, image_hosts: Iterable[str] = ()) -> list[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..findings import Construct, Reason
@@ -53,8 +53,8 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 _ALT_END = re.compile(r"[^\[\]`<\\]*\]")
 _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
-_ATTRIBUTE_LIST = re.compile(r"\{:?[ \t]*([^{}\n]*)\}")
-_LIST_NAME = re.compile(r"(?:^|[\s,])([^\s=,{}]+)[ \t]*=")
+_BRACE = re.compile(r"\{")
+_LIST_NAME = re.compile(r"(?<![\w:.-])([A-Za-z_:][\w:.-]*)[ \t]*=")
 _SET_ATTRIBUTES = frozenset(
     {"src", "srcset", "href", "style", "poster", "background", "data", "action", "formaction",
      "xlink:href", "srcdoc", "lowsrc", "dynsrc"}
@@ -103,7 +103,7 @@ class Slots:
                 continue
             start = _AFTER_SLOT.match(text, match.end()).end()  # type: ignore[union-attr]
             raw = text[start : start + 512]
-            if not definition or self._may_define(close, raw):
+            if not definition or (raw.strip() and self._line_start(close)):
                 self.slots.append((close, definition, raw))
         self._fetches = fetches
         self._labels = labels
@@ -123,19 +123,19 @@ class Slots:
         j = bisect.bisect_right(self.blanks, self.brackets[i])
         return j >= len(self.blanks) or self.blanks[j] > close
 
-    def _may_define(self, close: int, raw: str) -> bool:
-        """Could the `]:` at `close` end a definition's label in some renderer: its `[`
-        starts a line's content (after container markers) or follows a tag, and its
-        line ends after the destination or goes on with a title?"""
+    def _line_start(self, close: int) -> bool:
+        """Does the label whose `]` is at `close` start a line's content (after
+        container markers) or follow a tag, as a definition's must?"""
         opening = self.brackets[bisect.bisect_left(self.brackets, close) - 1]
         before = self.text[self.text.rfind("\n", 0, opening) + 1 : opening].rstrip(" \t")
-        if before.lstrip(_MARKERS) and not before.endswith(">"):
-            return False
-        line = raw.split("\n", 1)[0].strip()
-        if not line:
-            return False
-        rest = line.split(None, 1)[1] if len(line.split(None, 1)) > 1 else ""
-        return not rest or rest[0] in "\"'("
+        return not before.lstrip(_MARKERS) or before.endswith(">")
+
+    @staticmethod
+    def _complete(raw: str) -> bool:
+        """Does a definition's line end after its destination, or go on with a title?
+        (Else it defines something only in a prefix cut after the destination.)"""
+        line = raw.split("\n", 1)[0].split(None, 1)
+        return bool(line) and (len(line) == 1 or line[1][0] in "\"'(")
 
     def image_may_fetch(self, bang: int, end: int) -> bool:
         """Could the image opened at `bang`, whose sources lie before `end`, take a
@@ -150,32 +150,44 @@ class Slots:
             bad = [c for c, defines, raw in self.slots if not defines and self._bad_slot(raw)]
             if self._labels is not None:
                 labels = self._labels
-                bad += [m.start() for m in _LABEL.finditer(self.text) if labels(label_keys(m.group(1)))]
+                bad += [
+                    m.start() for m in _LABEL.finditer(self.text) if labels(label_keys(m.group(1)))
+                ]
             self._bad_sources = sorted(bad)
         return self._bad_sources
 
     def _bad_slot(self, raw: str) -> bool:
         return bool(_fetch_reasons(raw, self._fetches))
 
-    def openers(self, image_labels: Collection[str]) -> Iterator[Opener]:
+    def openers(self, image_uses: Mapping[str, int]) -> Iterator[Opener]:
         """Every `](` and `]:` whose URL runs a script, and every `]:` an image may use
-        whose URL it may not fetch: their `]` escaped."""
+        whose URL it may not fetch: their `]` escaped. A definition an image used
+        before it defines its label in the prefix cut after its destination, whatever
+        follows on its line."""
         for close, definition, raw in self.slots:
             construct = Construct.REFERENCE_DEFINITION if definition else Construct.LINK
             readings = markdown_readings(raw if not definition else raw.split(None, 1)[0])
             if any(script_url(_up_to_end(r)) for r in readings):
                 yield Opener(close, "\\]", construct, (Reason.SCHEME_NOT_ALLOWED,), "script URL")
-            elif definition and self._used_by_images(close, image_labels):
-                reasons = _fetch_reasons(raw, self._fetches, definition=True)
-                if reasons:
-                    yield Opener(close, "\\]", construct, reasons, "definition an image may use")
+                continue
+            if not definition:
+                continue
+            used = self._first_image_use(close, image_uses)
+            if used is None or (used > close and not self._complete(raw)):
+                continue
+            reasons = _fetch_reasons(raw, self._fetches, definition=True)
+            if reasons:
+                yield Opener(close, "\\]", construct, reasons, "definition an image may use")
 
-    def _used_by_images(self, close: int, image_labels: Collection[str]) -> bool:
-        if not image_labels:
-            return False
+    def _first_image_use(self, close: int, image_uses: Mapping[str, int]) -> int | None:
+        """Where an image first uses the label whose `]` is at `close` (-1: an earlier
+        unit; None: no image does)."""
+        if not image_uses:
+            return None
         i = bisect.bisect_left(self.brackets, close) - 1
         label = self.text[self.brackets[i] + 1 : close]
-        return any(key in image_labels for key in label_keys(label))
+        uses = [image_uses[key] for key in label_keys(label) if key in image_uses]
+        return min(uses) if uses else None
 
 
 def _up_to_end(raw: str) -> str:
@@ -243,12 +255,33 @@ def autolinks(text: str, skip: Skip) -> Iterator[Opener]:
 
 
 def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
-    """Every attribute list that sets an event handler or a URL: its `{` escaped."""
-    for match in _ATTRIBUTE_LIST.finditer(text):
+    """Every attribute list that sets an event handler or a URL: every `}` that could
+    close it escaped (the `{` may have been sent already; what follows an attribute
+    name is held, `engine.triggers.OPENER`)."""
+    done = -1
+    for match in _BRACE.finditer(text):
         pos = match.start()
-        if skip(pos) or escaped(text, pos):
+        if pos < done or skip(pos) or escaped(text, pos):
             continue
-        names = {n.lower() for n in _LIST_NAME.findall(match.group(1))}
-        if any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
-            reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
-            yield Opener(pos, "\\{", Construct.HTML, reasons, "attribute list")
+        line_end = text.find("\n", pos)
+        line_end = len(text) if line_end < 0 else line_end
+        close = _unescaped(text, "}", pos, line_end)
+        if close < 0:
+            continue
+        names = {n.lower() for n in _LIST_NAME.findall(text, pos + 1, close)}
+        if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
+            continue
+        reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
+        while close >= 0:
+            if not skip(close):
+                yield Opener(close, "\\}", Construct.HTML, reasons, "attribute list")
+            close = _unescaped(text, "}", close + 1, line_end)
+        done = line_end
+
+
+def _unescaped(text: str, char: str, start: int, end: int) -> int:
+    """The first `char` in text[start:end] no backslash escapes, or -1."""
+    at = text.find(char, start, end)
+    while at >= 0 and escaped(text, at):
+        at = text.find(char, at + 1, end)
+    return at

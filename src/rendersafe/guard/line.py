@@ -44,9 +44,7 @@ def may_change(text: str) -> bool:
     return "{" in text and next(attribute_lists(text, lambda _pos: False), None) is not None
 
 
-def second_line(
-    ps: Pass, marks: Marks, index: BracketIndex, references: Mapping[str, Any]
-) -> None:
+def second_line(ps: Pass, marks: Marks, index: BracketIndex, references: Mapping[str, Any]) -> None:
     """Escape every opener in the pass's text that could fetch or run something the
     pass did not judge and keep (`references`: markdown-it's table after the parse)."""
     text = ps.source.text
@@ -57,44 +55,65 @@ def second_line(
     def skip(pos: int) -> bool:
         return pos in code
 
-    def fetches(url: str) -> tuple[Reason, ...]:
-        verdict = ps.peek_image(url)
-        if verdict.action == "drop" and not set(verdict.reasons) <= _HARMLESS:
-            return verdict.reasons
-        return ()
-
-    def label_fetches(keys: frozenset[str]) -> tuple[Reason, ...]:
-        lenient = [d for key in keys for d in ps.carry.lenient_by_key.get(key) or ()]
-        lenient += [d for d in ps.lenient if d.keys & keys]
-        for definition in lenient:
-            if definition.image_bad is not None:
-                return definition.image_bad.reasons
-        for key in keys:
-            reference = references.get(key)
-            if isinstance(reference, dict) and (reasons := fetches(str(reference.get("href")))):
-                return reasons
-        return ()
-
+    sources = _Sources(ps, references)
     known = bool(references or ps.lenient or ps.carry.lenient_count)
-    slots = Slots(text, skip, fetches, label_fetches if known else None)
-    openers: dict[int, Opener] = {}
+    slots = Slots(text, skip, sources.fetches, sources.label_fetches if known else None)
     found = [
         *images(text, skip, ps.kept_images, slots),
         *slots.openers(index.image_uses),
         *autolinks(text, skip),
         *attribute_lists(text, skip),
+        *(
+            Opener(tag.start, "&lt;", Construct.HTML, tag.reasons, tag.name)
+            for tag in read_tags(text, skip, sources.fetches)
+        ),
     ]
+    openers: dict[int, Opener] = {}
     for opener in found:
         openers.setdefault(opener.at, opener)
-    for tag in read_tags(text, skip, fetches):
-        openers.setdefault(tag.start, Opener(tag.start, "&lt;", Construct.HTML, tag.reasons, tag.name))
     for opener in sorted(openers.values(), key=lambda o: o.at):
         _escape(ps, opener)
+
+
+class _Sources:
+    """What an image may fetch, asked of the pass's judge without spending anything."""
+
+    def __init__(self, ps: Pass, references: Mapping[str, Any]) -> None:
+        self.ps = ps
+        self.references = references
+
+    def fetches(self, url: str) -> tuple[Reason, ...]:
+        """Why a browser must not fetch `url` (none: it may)."""
+        verdict = self.ps.peek_image(url)
+        if verdict.action == "drop" and not set(verdict.reasons) <= _HARMLESS:
+            return verdict.reasons
+        return ()
+
+    def label_fetches(self, keys: frozenset[str]) -> tuple[Reason, ...]:
+        """Why an image must not use a definition read so far of a label with `keys`."""
+        carried = self.ps.carry.lenient_by_key
+        lenient = [d for key in keys for d in carried.get(key) or ()]
+        lenient += [d for d in self.ps.lenient if d.keys & keys]
+        for definition in lenient:
+            if definition.image_bad is not None:
+                return definition.image_bad.reasons
+        for key in keys:
+            reference = self.references.get(key)
+            if isinstance(reference, dict) and (
+                reasons := self.fetches(str(reference.get("href")))
+            ):
+                return reasons
+        return ()
 
 
 def _escape(ps: Pass, opener: Opener) -> None:
     edit = Edit(opener.at, opener.at + 1, (opener.replacement,))
     detail = f"second line: {opener.detail}"
     ps.change(
-        edit, opener.construct, Action.NEUTRALISED, opener.reasons, detail=detail, detector="lexical"
+        edit,
+        opener.construct,
+        Action.NEUTRALISED,
+        opener.reasons,
+        detail=detail,
+        detector="lexical",
     )

@@ -142,20 +142,12 @@ class _Reader:
         if rest.count >= MAX_ATTRIBUTES:
             return replace(rest, count=MAX_ATTRIBUTES + 1)
         value = unescape(raw.strip("\"'")) if raw is not None else ""
-        runs, fetched, href = rest.runs, rest.fetched, rest.href
-        if name.startswith("on") or name == "srcdoc":
-            runs = name
-        elif name == "style" and CSS_DANGER.search(value):
-            runs = name
-        elif name in _FETCHED:
+        runs = name if _runs(name, value) else rest.runs
+        fetched, href = rest.fetched, rest.href
+        if name in _FETCHED:
             fetched = self._fetches(name, value) or fetched
         elif name in ("href", "xlink:href"):
-            runs = name if script_url(value) else runs
             href = self.fetches(value) or href
-        elif name in _NAVIGATING and script_url(value):
-            runs = name
-        elif name in _ANIMATING and any(script_url(v) for v in value.split(";")):
-            runs = name
         return _Rest(runs, fetched, href, rest.count + 1, rest.end)
 
     def _fetches(self, name: str, value: str) -> tuple[Reason, ...]:
@@ -165,3 +157,14 @@ class _Reader:
             if reasons:
                 return reasons
         return ()
+
+
+def _runs(name: str, value: str) -> bool:
+    """Does this attribute run script or load a style, whatever the element?"""
+    if name.startswith("on") or name == "srcdoc":
+        return True
+    if name == "style":
+        return CSS_DANGER.search(value) is not None
+    if name in _NAVIGATING or name in ("href", "xlink:href"):
+        return script_url(value)
+    return name in _ANIMATING and any(script_url(v) for v in value.split(";"))
