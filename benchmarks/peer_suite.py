@@ -24,9 +24,8 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
 from peer_suite import attempts, image_hosts, sanitizers  # noqa: E402
-from soup import js_problems, problems  # noqa: E402
-
 from rendersafe import Sanitizer  # noqa: E402
+from soup import js_problems, problems  # noqa: E402
 
 
 def settles(sanitizer: Sanitizer, name: str, text: str, output: str) -> list[str]:
