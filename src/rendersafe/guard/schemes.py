@@ -47,6 +47,12 @@ def _is_script(value: str) -> bool:
 
 def markdown_readings(raw: str) -> set[str]:
     """`raw` as Markdown renderers hand a destination to the browser: as written,
-    with backslash escapes taken out, with character references decoded, both."""
+    with backslash escapes taken out, with character references decoded once or
+    twice (a renderer that decodes them and writes the `&` back unescaped, then the
+    browser), each of these."""
     unescaped = _BACKSLASH.sub(r"\1", raw)
-    return {raw, unescaped, unescape(raw), unescape(unescaped)}
+    readings = {raw, unescaped}
+    if "&" in raw:
+        readings |= {unescape(r) for r in readings}
+        readings |= {unescape(r) for r in readings}
+    return readings

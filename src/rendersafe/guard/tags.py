@@ -24,7 +24,9 @@ from .schemes import CSS_DANGER, script_url
 
 __all__ = ["FETCHING_NAMES", "Tag", "read_tags"]
 
-_TAG_START = re.compile(r"<[a-zA-Z]")
+# A tag's `<`, and any character references between it and the name: python-markdown
+# moves a line's references after raw HTML to its end, leaving `<img` behind.
+_TAG_START = re.compile(r"<(?:&#?\w{1,32};)*+(?=[a-zA-Z])")
 _SEPARATOR = re.compile(r"[\t\n\f\r />]")
 # One attribute as the tokeniser reads it: white space and `/` before it, a name
 # (its first character may be `=`), then `=` and a value.
@@ -87,13 +89,13 @@ def read_tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> It
     reader = _Reader(text, fetches)
     separator = -1
     for match in _TAG_START.finditer(text):
-        pos = match.start()
+        pos, name = match.start(), match.end()
         if skip(pos):
             continue
-        if pos >= separator:
-            found = _SEPARATOR.search(text, pos)
+        if name >= separator:
+            found = _SEPARATOR.search(text, name)
             separator = found.start() if found is not None else len(text)
-        tag = reader.judge(pos, separator)
+        tag = reader.judge(pos, name, separator)
         if tag is not None:
             yield tag
 
@@ -104,8 +106,8 @@ class _Reader:
         self.fetches = fetches
         self.rests: dict[int, _Rest] = {}
 
-    def judge(self, pos: int, name_end: int) -> Tag | None:
-        name = self.text[pos + 1 : name_end].lower()
+    def judge(self, pos: int, name_start: int, name_end: int) -> Tag | None:
+        name = self.text[name_start:name_end].lower()
         rest = self.rest(name_end)
         if name in FETCHING_NAMES:
             return Tag(pos, name, (Reason.HTML_TAG_NOT_ALLOWED,), name)
