@@ -1,7 +1,7 @@
 """The peer's bypass suite: every attempt in tests/data/peer_bypass (vercel-labs/
 markdown-sanitizers, `markdown-to-markdown-sanitizer/tests/bypass-attempts/` at
 9a96abe, MIT, its LICENSE beside the files), sanitised and checked as the fuzzer
-checks a case. Used by tests/test_peer_suite.py and benchmarks/peer_suite.py.
+checks a case. Used by tests/test_peer_suite.py and benchmarks/peer_bypass.py.
 
 Two policies: the default (no image host allowed) and the peer's own test policy's
 image origins (`example.com`, `images.com`, `prefix.com`), so that what the peer

@@ -31,6 +31,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"html"}),
     frozenset({"markdown"}),
     frozenset({"lexical"}),
+    frozenset({"guard"}),
     frozenset({"units"}),
     frozenset({"streaming"}),
     frozenset({"sanitizer"}),

@@ -4,7 +4,7 @@ and tests/js are installed), settles (a second run changes nothing) and streams 
 one-shot output. Unsanitised, the suite does leak, or the checks prove nothing.
 
 The default policy only, and the healers on whole outputs, here (about a minute);
-`benchmarks/peer_suite.py` adds the peer's own image hosts and every prefix healed.
+`benchmarks/peer_bypass.py` adds the peer's own image hosts and every prefix healed.
 """
 
 from __future__ import annotations

@@ -56,9 +56,22 @@ _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
 _LIST_NAME = re.compile(r"(?<![\w:.-])([A-Za-z_:][\w:.-]*)[ \t]*=")
 _SET_ATTRIBUTES = frozenset(
-    {"src", "srcset", "href", "style", "poster", "background", "data", "action", "formaction",
-     "xlink:href", "srcdoc", "lowsrc", "dynsrc"}
-)  # fmt: skip
+    {
+        "src",
+        "srcset",
+        "href",
+        "style",
+        "poster",
+        "background",
+        "data",
+        "action",
+        "formaction",
+        "xlink:href",
+        "srcdoc",
+        "lowsrc",
+        "dynsrc",
+    }
+)
 
 Skip = Callable[[int], bool]
 Reasons = tuple[Reason, ...]

@@ -41,17 +41,39 @@ _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
 # URL, a frame, a plug-in). SVG's own fetching elements are read by their attributes.
 FETCHING_NAMES = frozenset(
     {
-        "applet", "base", "embed", "frame", "frameset", "iframe", "link", "meta", "object",
-        "portal", "script", "style",
+        "applet",
+        "base",
+        "embed",
+        "frame",
+        "frameset",
+        "iframe",
+        "link",
+        "meta",
+        "object",
+        "portal",
+        "script",
+        "style",
     }
-)  # fmt: skip
+)
 # SVG animation attributes that set another attribute (an `href` to a script URL).
 _ANIMATING = frozenset({"values", "to", "from", "by"})
 # Attributes a browser fetches on any element that has them.
 _FETCHED = frozenset(
-    {"src", "srcset", "lowsrc", "dynsrc", "poster", "background", "data", "manifest",
-     "codebase", "archive", "icon", "imagesrcset"}
-)  # fmt: skip
+    {
+        "src",
+        "srcset",
+        "lowsrc",
+        "dynsrc",
+        "poster",
+        "background",
+        "data",
+        "manifest",
+        "codebase",
+        "archive",
+        "icon",
+        "imagesrcset",
+    }
+)
 # Attributes that navigate when the user clicks: only a script in them runs unasked.
 _NAVIGATING = frozenset({"action", "formaction", "ping", "cite", "longdesc"})
 _LINK_ELEMENTS = frozenset({"a", "area"})

@@ -1,6 +1,6 @@
 """The peer's bypass suite through every renderer and healer: the table.
 
-    PYTHONPATH=src python benchmarks/peer_suite.py [--prefixes N] [--raw]
+    PYTHONPATH=src python benchmarks/peer_bypass.py [--prefixes N] [--raw]
 
 Each of the 165 attempts (tests/peer_suite.py) is sanitised under the default policy
 and under the peer's own image hosts; the output must be safe under every Python
