@@ -31,7 +31,7 @@ Fails = Callable[[list[str]], list[bool]]
 
 def renderer_of(failure: str) -> str:
     """The renderer a failure class names (`marked: fetches x` -> `marked`)."""
-    return failure.split(":")[0].removesuffix(" (prefix)")
+    return failure.split(":", maxsplit=1)[0].removesuffix(" (prefix)")
 
 
 def failing_in(renderers: set[str], *, js: bool) -> Fails:
@@ -39,10 +39,7 @@ def failing_in(renderers: set[str], *, js: bool) -> Fails:
 
     def fails(texts: list[str]) -> list[bool]:
         outputs = [_sanitised(t) for t in texts]
-        if js:
-            found = js_problems(outputs, prefixes=8)
-        else:
-            found = [problems(o) for o in outputs]
+        found = js_problems(outputs, prefixes=8) if js else [problems(o) for o in outputs]
         return [any(renderer_of(p) in renderers for p in f) for f in found]
 
     return fails

@@ -14,7 +14,6 @@ names or attributes shares what follows), so the cost is linear in the text.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -38,21 +37,26 @@ _ATTRIBUTE = re.compile(
 _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
 # Elements that fetch, navigate or run something by being there, whatever their
 # attributes say (a stylesheet's `@import`, a refresh, a base for every relative
-# URL, a frame, a plug-in). SVG's own fetching elements are read by their attributes.
+# URL, a frame, a plug-in); and SVG's elements whose `href` is fetched, since a
+# renderer that reads a link inside the tag's text (python-markdown reads `[r]` and
+# `[a](u)` before it reads raw HTML) writes an `href` the browser gives the tag.
 FETCHING_NAMES = frozenset(
     {
         "applet",
         "base",
         "embed",
         "frame",
+        "feimage",
         "frameset",
         "iframe",
+        "image",
         "link",
         "meta",
         "object",
         "portal",
         "script",
         "style",
+        "use",
     }
 )
 # SVG animation attributes that set another attribute (an `href` to a script URL).
@@ -77,15 +81,6 @@ _FETCHED = frozenset(
 # Attributes that navigate when the user clicks: only a script in them runs unasked.
 _NAVIGATING = frozenset({"action", "formaction", "ping", "cite", "longdesc"})
 _LINK_ELEMENTS = frozenset({"a", "area"})
-# What a renderer may read as Markdown inside a tag's text, making tags of its own.
-_MARKUP = re.compile(r"<|`|\]\(|!\[")
-# A URL a renderer may link or show as an image: with a scheme and `//` (spelled
-# with references or not), or `www.`.
-_URLISH = re.compile(
-    r"(?:[a-z][a-z0-9+.-]{0,31}(?::|&colon;|&#0*58;|&#x0*3a;))?(?://|\\\\|&#0*47;&#0*47;)"
-    r"[^\s<>\"'`]+|www\.[^\s<>\"'`]+",
-    re.IGNORECASE,
-)
 # Past this many attributes, or this far, a tag is no tag a person wrote: fail closed.
 MAX_ATTRIBUTES = 256
 MAX_TAG = 8192
@@ -137,8 +132,6 @@ class _Reader:
         self.text = text
         self.fetches = fetches
         self.rests: dict[int, _Rest] = {}
-        self._markup: list[int] | None = None
-        self._urls: list[tuple[int, tuple[Reason, ...]]] | None = None
 
     def judge(self, pos: int, name_start: int, name_end: int) -> Tag | None:
         name = self.text[name_start:name_end].lower()
@@ -150,33 +143,7 @@ class _Reader:
         if rest.count > MAX_ATTRIBUTES or rest.end - pos > MAX_TAG:
             return Tag(pos, name, (Reason.MALFORMED_HTML,), name)
         reasons = rest.fetched or (() if name in _LINK_ELEMENTS else rest.href)
-        if not reasons and name not in _LINK_ELEMENTS and self._split(name_end, rest.end):
-            reasons = self._injected(name_end, rest.end)
         return Tag(pos, name, reasons, name) if reasons else None
-
-    def _split(self, start: int, end: int) -> bool:
-        """Could a renderer read the tag's text from `start` to `end` as Markdown in
-        part: is it left open, or does it hold a tag, an autolink, a code span or a
-        destination? (Then what the renderer makes of that part, a link's `href` or an
-        image's `src`, becomes the tag's attributes in the browser.)"""
-        if end >= len(self.text):
-            return True
-        if self._markup is None:
-            self._markup = [m.start() for m in _MARKUP.finditer(self.text)]
-        i = bisect.bisect_left(self._markup, start)
-        return i < len(self._markup) and self._markup[i] < end
-
-    def _injected(self, start: int, end: int) -> tuple[Reason, ...]:
-        """Why a URL in the tag's text from `start` to `end`, made an attribute by a
-        renderer, must not be fetched."""
-        if self._urls is None:
-            self._urls = [
-                (m.start(), reasons)
-                for m in _URLISH.finditer(self.text)
-                if (reasons := self.fetches(unescape(m.group())))
-            ]
-        i = bisect.bisect_left(self._urls, (start,))
-        return self._urls[i][1] if i < len(self._urls) and self._urls[i][0] < end else ()
 
     def rest(self, pos: int) -> _Rest:
         """The attributes from `pos` (after a tag's name or an attribute) on."""
