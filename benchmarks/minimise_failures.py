@@ -22,6 +22,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
+from renderers import RENDERERS  # noqa: E402
 from rendersafe import Sanitizer  # noqa: E402
 from soup import js_problems, problems  # noqa: E402
 
@@ -77,7 +78,7 @@ def main() -> None:
     for line in args.failures.read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
         renderers = {renderer_of(f) for f in case["failures"] if ":" in f}
-        js = not renderers <= set(_python_renderers())
+        js = not renderers <= set(RENDERERS)
         fails = failing_in(renderers, js=js)
         if not renderers or not fails([case["input"]])[0]:
             continue  # not a renderer's failure, or it no longer fails here
@@ -87,12 +88,6 @@ def main() -> None:
     if args.out is not None:
         args.out.write_text("".join(lines), encoding="utf-8")
     print(f"{len(shrunk)} shrunk cases")
-
-
-def _python_renderers() -> list[str]:
-    from renderers import RENDERERS
-
-    return list(RENDERERS)
 
 
 if __name__ == "__main__":
