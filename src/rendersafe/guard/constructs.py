@@ -25,7 +25,6 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..findings import Construct, Reason
-from ..lexical.decide import WINDOW
 from ..markdown.labels import label_keys
 from ..urls import INVISIBLE
 from .schemes import markdown_readings, script_url
@@ -125,8 +124,7 @@ class Slots:
     def paragraph_end(self, pos: int) -> int:
         """Where the paragraph holding `pos` ends, as far as any renderer reads it."""
         i = bisect.bisect_right(self.blanks, pos)
-        end = self.blanks[i] if i < len(self.blanks) else len(self.text)
-        return min(end, pos + WINDOW)
+        return self.blanks[i] if i < len(self.blanks) else len(self.text)
 
     def opened(self, close: int) -> bool:
         """Is there a `[` before `close` in its paragraph?"""
