@@ -91,6 +91,16 @@ PATTERNS = {
     "tex csname": "\\csname ",
     "$$ hrefs": "\\href{",
     "``` html runs": "```html\n<b>x</b>\n",
+    # What the second line (`rendersafe.guard`) reads: tags inside tags and attribute
+    # names, image openers before their slots, slots, attribute lists.
+    "<a <a ": "<a <a ",
+    "<a<a": "<a<a",
+    '<a x="<a ': '<a x="<a ',
+    "![ labels": "![a] ",
+    "]( unopened": "](javascript:x) ",
+    "]: lines": "[r]: javascript:x\n",
+    "{: on": "{: onclick=x ",
+    "<style <base": "<style <base <link ",
 }
 RENDERED = {
     "mermaid clicks": "```mermaid\n",

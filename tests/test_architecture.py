@@ -32,6 +32,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"rendered"}),
     frozenset({"markdown"}),
     frozenset({"lexical"}),
+    frozenset({"guard"}),
     frozenset({"units"}),
     frozenset({"streaming"}),
     frozenset({"sanitizer"}),

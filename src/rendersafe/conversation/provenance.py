@@ -27,9 +27,9 @@ import binascii
 import re
 from collections.abc import Collection, Sequence
 
+from ..shapes import Kind
 from ..urls.observers import site_of
 from .index import Corpus
-from ..shapes import Kind
 from .messages import MODEL_ROLES, Message
 from .seen import bare_of
 

@@ -128,6 +128,8 @@ class Pass:
     lenient: list[LenientDefinition] = field(default_factory=list)
     # The spans of rendered fences judged already (one reading per span).
     judged_fences: set[tuple[int, int, str]] = field(default_factory=set)
+    # Where the images markdown-it read and the pass kept are, as they stand.
+    kept_images: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def over(cls, rules: Compiled, source: SourceText, carry: Carry) -> Pass:
@@ -222,6 +224,16 @@ class Pass:
     def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
         """Judge a URL in `role`, spending nothing (a reading, not a rendered image)."""
         return self.rules.judge.judge(raw, role, decode_entities=decode_entities)
+
+    def peek_image(self, raw: str) -> Verdict:
+        """The verdict on `raw` as an image, changing nothing the reply remembers: the
+        reply's own where it judged `raw` before, else the policy's alone."""
+        judge = self.rules.judge
+        if isinstance(judge, ReplyJudge):
+            verdict = judge.peek(raw, Role.IMAGE)
+            if verdict is not None:
+                return verdict
+        return self.rules.urls.judge(raw, Role.IMAGE)
 
     def spend_image(self, raw: str) -> Verdict:
         """Judge an image URL a renderer shows, and spend one of the per-reply image

@@ -185,6 +185,8 @@ def _image(ps: Pass, token: Token, where: Where) -> None:
         ps.change(edit, construct, Action.REMOVED, verdict.reasons, verdict=verdict)
     elif verdict.action == "proxy":
         _proxy_image(ps, token, where, span, verdict)
+    else:
+        ps.kept_images.append(span)
 
 
 def _proxy_image(

@@ -3,12 +3,13 @@
 One pass reads the unit in this order, each step taking what the steps before it
 returned:
 
-    parse (markdown-it-py) -> mark_regions -> index_brackets -> walk -> backstop
-                              code, HTML,     pairs, labels     the       other
-                              definitions     images used       Markdown  renderers'
-                                                                 rules     readings
+    parse (markdown-it-py) -> mark_regions -> index_brackets -> walk -> backstop -> second_line
+                              code, HTML,     pairs, labels     the       other       no renderer:
+                              definitions     images used       Markdown  renderers'  what could
+                                                                 rules     readings    fetch or run
 
-and splices the edits into the original text. When anything changed, the output
+and splices the edits into the original text (the second line reads only a text the
+rules before it left unchanged, `guard`). When anything changed, the output
 is checked again until a pass finds nothing (a fixpoint), then as a run over the
 output would read it: cut again, and ending where the unit's text ended
 (`structure`), so that sanitising the output changes nothing. A unit that does not
@@ -33,6 +34,7 @@ from ..engine.state import Compiled, Pass
 from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
+from ..guard import may_change, second_line
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
@@ -123,7 +125,9 @@ class UnitSanitizer:
             eligible = False  # a rendered fence: only the pass judges what it holds
         if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
             delta = fast.certified(unit.text, carry, self.rules.judge)
-            if delta is not None and self.fast_path:
+            # A certified unit holds no tag with attributes, image, destination or
+            # definition; the second line could still take an attribute list's brace.
+            if delta is not None and self.fast_path and not may_change(unit.text):
                 sent.record(unit, unit.text)
                 return Settled(unit.text, (), carry.after(delta, unit.text, False))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
@@ -284,6 +288,7 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
+        second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
 
