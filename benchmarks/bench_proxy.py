@@ -23,6 +23,10 @@ One reply carrying an exfiltration image is fetched first both ways: the image m
 in the direct text and gone through the proxy, so the benchmark cannot measure a no-op.
 With `--storm N` (0: none) the fault storm of tests/test_gateway_faults.py runs after
 (errors mid-stream, hangs, client disconnects, slow clients) and its leftovers print.
+With `--slowloris N` (0: none) N slow clients of tests/slow_clients.py (silent, dribbling
+headers or a body, reading nothing) hold connections while N honest streams run, the
+proxy's client timeouts at 5 s: the honest streams' latency prints beside a run of N
+honest streams alone.
 """
 
 from __future__ import annotations
@@ -211,6 +215,30 @@ def _storm(streams: int) -> None:
     )
 
 
+def _slowloris(count: int) -> None:
+    import slow_clients  # noqa: PLC0415
+    from proxy_upstream import Upstream  # noqa: PLC0415
+    from servers import Server  # noqa: PLC0415
+
+    args = ["--max-concurrency", str(count + count // 4 + 10)]
+    args += ["--max-client-connections", str(2 * count), "--header-timeout", "5"]
+    args += ["--body-timeout", "5", "--idle-timeout", "5"]
+    with Server(Upstream(pace=0.01).app) as server, ProxyProcess(server.url, *args) as proxy:
+        alone = asyncio.run(
+            slow_clients.run(proxy.url, proxy.port, slow=0, honest_streams=count, limit=60)
+        )
+        cpu = server_cpu(proxy.pid)
+        loaded = asyncio.run(
+            slow_clients.run(proxy.url, proxy.port, slow=count, honest_streams=count, limit=60)
+        )
+        spent = server_cpu(proxy.pid) - cpu
+    refused = sum(h.status != 200 for h in loaded.honest)
+    leaked = sum("attacker" in h.text for h in loaded.honest)
+    print(f"honest alone:      {alone.summary()}")
+    print(f"with slow clients: {loaded.summary()}; proxy CPU {spent:.2f} s")
+    print(f"honest streams refused {refused}, leaked {leaked}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -219,6 +247,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--pace", type=float, default=5.0, help="ms between tokens")
     parser.add_argument("--storm", type=int, default=200, metavar="N")
+    parser.add_argument("--slowloris", type=int, default=200, metavar="N")
     args = parser.parse_args()
     if args.serve:
         serve()
@@ -237,6 +266,8 @@ def main() -> None:
         server.wait(10)
     if args.storm:
         _storm(args.storm)
+    if args.slowloris:
+        _slowloris(args.slowloris)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ ratio compares one forced cut with six and reads 5 for a linear cost. The defaul
 n = 65,536 is eight units, where that end effect is worth about 0.2 of the ratio,
 and a per-call overhead far less. `--hold` changes the unit size (a large one
 shows what one unit costs as it grows); `--stream` feeds 4-character chunks to
-`Sanitizer().stream()` instead of calling `run()`. Timing stays out of the test
+`Sanitizer().stream()` instead of calling `run()`. The patterns in `RENDERED` run
+inside a fence the policy renders (or as math in prose). Timing stays out of the test
 suite; the suite checks these inputs finish and come out safe.
 """
 
@@ -77,6 +78,43 @@ PATTERNS = {
     "spaces after image": " \t",
     "open tag line": "= ",
     "opens before images": "[" * 100 + EVIL,
+    # Inside fences the policy renders (`RENDERED`), and math in prose.
+    "mermaid clicks": "click A call f()\n",
+    "mermaid <img": "<img src=x ",
+    "mermaid %%{": "%%{",
+    "svg <style": "<style>",
+    "svg <a x=": '<a x="',
+    "svg url(": "<a style='background:url(",
+    "tex options": "\\includegraphics[",
+    "tex groups": "{",
+    "tex definitions": "\\def\\a{",
+    "tex csname": "\\csname ",
+    "$$ hrefs": "\\href{",
+    "``` html runs": "```html\n<b>x</b>\n",
+    # What the second line (`rendersafe.guard`) reads: tags inside tags and attribute
+    # names, image openers before their slots, slots, attribute lists.
+    "<a <a ": "<a <a ",
+    "<a<a": "<a<a",
+    '<a x="<a ': '<a x="<a ',
+    "![ labels": "![a] ",
+    "]( unopened": "](javascript:x) ",
+    "]: lines": "[r]: javascript:x\n",
+    "{: on": "{: onclick=x ",
+    "<style <base": "<style <base <link ",
+}
+RENDERED = {
+    "mermaid clicks": "```mermaid\n",
+    "mermaid <img": "```mermaid\n",
+    "mermaid %%{": "```mermaid\n",
+    "svg <style": "```svg\n",
+    "svg <a x=": "```svg\n",
+    "svg url(": "```svg\n",
+    "tex options": "```math\n",
+    "tex groups": "```math\n",
+    "tex definitions": "```math\n",
+    "tex csname": "```math\n",
+    "$$ hrefs": "",
+    "``` html runs": "",
 }
 # A run after one opener, a run that closes what the pattern opened, what ends it.
 OPENER = {
@@ -87,7 +125,7 @@ OPENER = {
     "spaces after image": "![a](x",
     "open tag line": "<a x",
 }
-NESTED = {"nested dests": ")"}
+NESTED = {"nested dests": ")", "tex groups": "}"}
 # Patterns whose every repeat differs (its number in it): each definition is a unit,
 # and each one carried to the units after it.
 NUMBERED = {
@@ -115,7 +153,8 @@ def flood(name: str, size: int) -> str:
         return _numbered(NUMBERED[name], size)
     unit, closer = PATTERNS[name], NESTED.get(name, "")
     count = size // (len(unit) + len(closer))
-    return OPENER.get(name, "") + unit * count + closer * count + TAIL.get(name, "")
+    opener = OPENER.get(name, "") + RENDERED.get(name, "")
+    return opener + unit * count + closer * count + TAIL.get(name, "")
 
 
 def _numbered(template: str, size: int) -> str:
@@ -156,7 +195,9 @@ def cpu_seconds(work: Work, sanitizer: Sanitizer, text: str, calls: int) -> floa
 def measure(args: argparse.Namespace, name: str) -> tuple[float, float, list[float]]:
     """Median CPU seconds at n and 4n, and the ratio of each round."""
     size, rounds, stream = args.size, args.rounds, args.stream
-    sanitizer = Sanitizer(Policy(max_input_chars=10 * size * 4, max_hold_chars=args.hold))
+    fences = ["html", "svg", "mermaid", "math", "$$"] if name in RENDERED else []
+    policy = Policy(max_input_chars=10 * size * 4, max_hold_chars=args.hold, rendered_fences=fences)
+    sanitizer = Sanitizer(policy)
     work = history_once if name in HISTORY else stream_once if stream else run_once
     small, large = flood(name, size), flood(name, 4 * size)
     # Warm caches, and repeat a fast pattern so that one sample at n takes at least

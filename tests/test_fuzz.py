@@ -6,11 +6,15 @@ the same search for as long as you like, with the JavaScript renderers too.
 
 from __future__ import annotations
 
+import random
+import shutil
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rendersafe import Sanitizer
-from soup import problems, soup
+from soup import JS, js_problems, pick, problems, soup
 
 S = Sanitizer()
 FUZZ = settings(
@@ -42,10 +46,27 @@ def test_every_prefix_a_stream_sends_is_safe_and_the_whole_equals_one_shot(
     assert sent == S.run(text).text
 
 
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (JS / "node_modules").is_dir(),
+    reason="needs Node.js and `npm ci --prefix tests/js`",
+)
+def test_a_seeded_sample_is_safe_under_the_javascript_renderers_and_healers() -> None:
+    rng = random.Random(34)
+    texts = ["".join(pick(rng) for _ in range(rng.randint(1, 40))) for _ in range(80)]
+    found = js_problems([S.run(text).text for text in texts], prefixes=8)
+    assert {text: p for text, p in zip(texts, found, strict=True) if p} == {}
+
+
 def test_the_checker_sees_what_it_looks_for() -> None:
     # Unsanitised, each of these must be caught, or the fuzz tests prove nothing.
-    raw = "![a](https://evil.example/x.png) <img src=x onerror=alert(1)> <a href=javascript:x>"
+    raw = (
+        "![a](https://evil.example/x.png) <img src=x onerror=alert(1)> <a href=javascript:x>"
+        " <style>@import 'https://evil.example/s.css'</style>"
+        " <meta http-equiv=refresh content='0;url=//evil.example/m'>"
+    )
     found = " ".join(problems(raw))
+    assert "<style style>" in found
+    assert "<meta refresh>" in found
     assert "fetches evil.example" in found
     assert "event handler" in found
     assert "script URL" in found

@@ -26,14 +26,18 @@ import openai
 import pytest
 from anthropic.types import MessageParam
 from openai.types.chat import ChatCompletionMessageParam
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from proxy_process import ProxyProcess, free_port
-from proxy_upstream import EMBEDDING, EXFIL, FILE, MODELS, Upstream
+from proxy_upstream import EMBEDDING, EXFIL, FILE, MODELS, REPLY, STREAMS, Upstream
 from rendersafe import cli
 from rendersafe.demo.guard import host_names
 from rendersafe.gateway import SANITISED, Settings
 from rendersafe.gateway.headers import end_to_end
-from rendersafe.gateway.routes import family_of, route_of
+from rendersafe.gateway.routes import family_of, is_chat, pinned_format, route_of
 from servers import Server
 from wire_clients import read
 
@@ -453,7 +457,12 @@ def test_the_audit_log_has_each_requests_records(proxy: ProxyProcess) -> None:
 
 
 def test_bad_settings_are_refused() -> None:
-    for bad in ({"max_concurrency": 0}, {"read_timeout": 0}, {"grace_seconds": -1}):
+    bad_settings: list[dict[str, Any]] = [
+        {"max_concurrency": 0},
+        {"read_timeout": 0},
+        {"grace_seconds": -1},
+    ]
+    for bad in bad_settings:
         with pytest.raises(ValueError, match="must be"):
             Settings(upstream="http://127.0.0.1:1", **bad)
     err = io.StringIO()
@@ -475,6 +484,14 @@ def test_routes_and_hop_by_hop_tables() -> None:
     assert route_of("/ollama/api/generate") == "ollama-generate"
     assert family_of("/ollama/api/chat") == "ollama"
     assert "*/messages" in SANITISED
+    # Every reading a lenient server gives a path: any case, an extension or verb cut.
+    for chat in ("/V1/Chat/Completions", "/api/chat.json", "/v1/messages:stream", "/API/CHAT"):
+        assert is_chat(chat), chat
+    for other in ("/v1/models", "/v1/messages/batches", "/v1/messages/count_tokens", "/healthz"):
+        assert not is_chat(other), other
+    assert is_chat("/custom/Chat", {"/custom/*": "sse"})
+    assert route_of("/custom/chat", {"/custom/*": "sse"}) == "pinned"
+    assert pinned_format("/CUSTOM/chat", {"/custom/*": "sse"}) == "sse"
     headers = [(b"Connection", b"close, X-A"), (b"x-a", b"1"), (b"x-b", b"2"), (b"TE", b"x")]
     assert end_to_end(headers) == [(b"x-b", b"2")]
 
@@ -580,3 +597,69 @@ def test_the_demo_binds_the_host_it_is_given() -> None:
             process.stderr.close()
     assert "127.0.0.2" in err
     assert "not loopback" not in err  # 127.0.0.2 is loopback: no warning
+
+
+# -- issue 35: credentials, pinned formats, redirects ------------------------------
+
+
+def test_upstream_credentials_are_never_shown_nor_put_over_a_clients_own(
+    upstream: tuple[Upstream, str],
+) -> None:
+    fake, url = upstream
+    secret_url = url.replace("http://", "http://svc:hunter2-PW@")
+    with ProxyProcess(secret_url) as proxy:
+        assert "hunter2" not in json.dumps(proxy.health())
+        rids = [_rid(), _rid()]
+        httpx.get(proxy.url + "/v1/models", headers={"x-request-id": rids[0]})
+        mine = {"x-request-id": rids[1], "authorization": "Bearer sk-client"}
+        httpx.get(proxy.url + "/v1/models", headers=mine)
+        banner = proxy.stderr()
+    assert dict(fake.headers[rids[0]])["authorization"] == "Basic c3ZjOmh1bnRlcjItUFc="
+    assert dict(fake.headers[rids[1]])["authorization"] == "Bearer sk-client"
+    assert "hunter2" not in banner
+    assert "with the URL's credentials" in banner
+    err = io.StringIO()
+    assert cli.run(["proxy", "--upstream", "ftp://svc:hunter2@x"], stderr=err) == 2
+    assert "hunter2" not in err.getvalue()
+    assert "svc:***@x" in err.getvalue()
+
+
+def _custom_app() -> Starlette:
+    """A backend whose chat path no SDK knows, labelling its stream as nothing useful;
+    and a redirect into its own origin."""
+    stream = b"".join(STREAMS["chat"](REPLY))
+
+    async def chat(request: Request) -> Response:
+        return Response(stream, media_type="text/plain")
+
+    async def moved(request: Request) -> Response:
+        own = str(request.base_url).rstrip("/")
+        return Response(status_code=307, headers={"location": own + "/custom/chat?x=1#f"})
+
+    routes = [Route("/custom/chat", chat, methods=["POST"]), Route("/moved", moved)]
+    return Starlette(routes=routes)
+
+
+def test_a_pinned_format_makes_a_path_a_chat_path(tmp_path: Path) -> None:
+    policy = tmp_path / "rendersafe.toml"
+    policy.write_text('[proxy.formats]\n"/custom/chat" = "openai-chat"\n')
+    with Server(_custom_app()) as server:
+        body = {"messages": MESSAGES}
+        with ProxyProcess(server.url) as plain:
+            # Not pinned: not a chat path, passed as it is.
+            text = httpx.post(plain.url + "/custom/chat", json=body).text
+            assert EXFIL in "".join(read("openai-chat", text).texts.values())
+        for args in (("--policy", str(policy)), ("--format", "/custom/*=openai-chat")):
+            with ProxyProcess(server.url, *args) as proxy:
+                for path in ("/custom/chat", "/custom/chat/", "/custom/./chat", "/custom/chat;x"):
+                    text = httpx.post(proxy.url + path, json=body).text
+                    _honest_parts_kept("".join(read("openai-chat", text).texts.values()))
+                moved = httpx.get(proxy.url + "/moved")
+                assert moved.headers["location"] == "/custom/chat?x=1#f"  # back through us
+    err = io.StringIO()
+    bad = ["proxy", "--upstream", "http://127.0.0.1:1", "--format", "/x=yaml"]
+    assert cli.run(bad, stderr=err) == 2
+    assert "the format is not one of" in err.getvalue()
+    policy.write_text('[proxy]\nformat = {"/x" = "sse"}\n')
+    assert cli.run(["proxy", "--upstream", "http://127.0.0.1:1", "--policy", str(policy)]) == 2
+    assert cli.run(["policy", "check", str(policy)], stdout=io.StringIO()) == 0

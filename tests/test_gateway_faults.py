@@ -141,6 +141,10 @@ def test_many_streams_with_faults_leak_nothing_and_leave_nothing(tmp_path: Path)
         with ProxyProcess(server.url, *args, audit=audit) as proxy:
             result = run_storm(proxy, upstream_port, STREAMS)
             assert proxy.stop() in (0, -15)  # the audit log is closed on the way out
+            # Clients that leave are logged at DEBUG: no traceback, no ERROR for them.
+            logged = proxy.stderr()
+            assert "Traceback" not in logged
+            assert "Exception in ASGI application" not in logged
     outcomes = result.outcomes
     for outcome in outcomes:
         assert outcome.status == 200, outcome

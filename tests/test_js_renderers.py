@@ -9,6 +9,10 @@ A streaming client that heals (Streamdown runs remend on every prefix it receive
 renders every prefix of what was sent: each fixture's output is healed and rendered
 at every prefix by remend + markdown-it and marked, and by remend + remark at every
 prefix ending next to markup or inside a bracket's text.
+
+A fence the policy renders (tests/fixtures/rendered) is rendered as what it becomes:
+its TeX, and math in prose, with KaTeX at its most permissive (`trust: true`); Mermaid
+and the HTML, SVG and CSS artifacts need a browser (tests/test_rendered_fences_live.py).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import pytest
 from attacks import PLANTED, ROOT, transcript_payloads, url_problems
 from conftest import policy_for
 from fixture_files import Case, all_cases
+from rendered_cases import leaks, rendered, verdict
 from renderers import urls
 from rendersafe import Sanitizer
 
@@ -97,9 +102,16 @@ def test_fixture_outputs_are_safe_and_attacks_leak_without_rendersafe() -> None:
         assert _leaks(out, _image_hosts(case), trusted, list(PLANTED)) == [], case.id
         if not case.benign and _leaks(raw, _image_hosts(case), trusted, list(PLANTED)):
             leaking.append(case.id)
-    # Leaks the harness cannot see: a piece of the conversation, a channel of many URLs.
+    # Leaks the harness cannot see: a piece of the conversation, a channel of many URLs,
+    # a fence that leaks in the renderer of what it becomes (`test_rendered_fences`).
     beyond = {"conversation_data", "canary", "beacon", "host_not_in_conversation"}
-    attacks = [c for c in cases if not c.benign and not (c.reasons or frozenset()) & beyond]
+    attacks = [
+        c
+        for c in cases
+        if not c.benign
+        and not (c.reasons or frozenset()) & beyond
+        and c.path.parent.name != "rendered"
+    ]
     # A control that the harness sees leaks; the rest target Python renderers.
     assert len(leaking) >= len(attacks) / 2
 
@@ -158,3 +170,25 @@ def test_healing_attacks_leak_without_rendersafe() -> None:
     assert len(cases) >= 6
     for case, pages in zip(cases, _healed([c.input for c in cases]), strict=True):
         assert _leaks(pages, _image_hosts(case), [], []), case.id
+
+
+# -- rendered fences: TeX with KaTeX --------------------------------------------------
+
+
+def test_katex_renders_no_link_or_image_off_the_policy() -> None:
+    """Each case's TeX (fences and math in prose), sanitised, links and fetches nothing
+    off the policy; as written, every attack KaTeX honours does (`\\style`, `\\require`
+    and `\\csname` are other renderers')."""
+    pieces = rendered("tex")
+    inputs = [{"tex": p.text, "display": True} for p in pieces]
+    done = subprocess.run(
+        ["node", str(JS / "katex.mjs")],
+        input=json.dumps(inputs), capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    pages = json.loads(done.stdout)
+    found = {
+        p: [x for u in urls(page, "katex") for x in leaks(u)]
+        for p, page in zip(pieces, pages, strict=True)
+    }
+    assert len({p.case.id for p in pieces if not p.case.benign}) >= 10
+    verdict(found, other_renderers=("MathJax", "csname"))

@@ -34,9 +34,10 @@ def respond(
     return [*messages, *extra]
 
 
-def through(messages: list[Message]) -> tuple[int, bytes]:
-    """Status and body the client gets when the app sends `messages`."""
-    sent: list[Message] = []
+def through(messages: list[Message], sent: list[Message] | None = None) -> tuple[int, bytes]:
+    """Status and body the client gets when the app sends `messages` (what it is sent
+    goes to `sent` too)."""
+    sent = [] if sent is None else sent
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         for message in messages:
@@ -101,10 +102,49 @@ def test_bom_before_the_first_event() -> None:
     assert PLANT not in out
 
 
-@pytest.mark.parametrize("charset", ["utf-16", "utf-16le"])
-def test_charset_fetch_ignores_refused(charset: str) -> None:
+@pytest.mark.parametrize("charset", ["utf-16", "utf-16le", "UTF-16", '"utf-16"'])
+def test_another_charset_is_decoded_and_sent_as_utf8(charset: str) -> None:
+    # fetch reads UTF-8 whatever the label says, httpx reads the label: sent as UTF-8,
+    # relabelled, every client reads the sanitised text.
     body = b"\xff\xfe" + f"Hello {IMG}\n".encode("utf-16le")
-    assert through(respond(f"text/markdown; charset={charset}", body))[0] == 502
+    sent: list[Message] = []
+    status, out = through(respond(f"text/markdown; charset={charset}", body), sent)
+    assert status == 200
+    assert out.decode("utf-8").lstrip("\ufeff").startswith("Hello x")
+    assert PLANT not in out
+    headers = dict(next(m for m in sent if m["type"] == "http.response.start")["headers"])
+    assert headers[b"content-type"] == b"text/markdown; charset=utf-8"
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/markdown; charset=x-no-such-charset",
+        "text/event-stream; charset=base64",
+        "text/markdown; charset=utf-8; charset=utf-16",
+    ],
+)
+def test_a_charset_that_cannot_be_read_one_way_is_refused(content_type: str) -> None:
+    body = f"Hello {IMG}\n".encode()
+    assert through(respond(content_type, body))[0] == 502
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"Hello {IMG}\n\n".encode(),
+        json.dumps({"message": {"role": "assistant", "content": IMG}, "done": False}).encode(),
+        json.dumps({"choices": [{"message": {"content": IMG}}]}).encode(),
+        f"Data: {IMG}\n\n".encode(),
+        b": a comment\n" + f"data: x\n{IMG}\n\n".encode(),
+    ],
+)
+def test_what_is_not_an_event_stream_is_not_passed_as_one(body: bytes) -> None:
+    # An EventSource ignores lines that are no field; a client reading NDJSON, JSON or
+    # the raw text would render them.
+    status, out = through(respond("text/event-stream", body))
+    assert status == 502
+    assert PLANT not in out
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,8 @@ def test_exported_names() -> None:
     assert sorted(rendersafe.__all__) == [
         "Action", "Construct", "Conversation", "Finding", "ImageProxy", "InputTooLargeError",
         "Policy", "PolicyError", "Reason", "RenderSafeError", "Result", "SanitizeError",
-        "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "mint_canary",
-        "sanitize", "sanitize_stream",
+        "Sanitizer", "StreamSanitizer", "Thresholds", "asanitize_stream", "csp", "mint_canary",
+        "sanitize", "sanitize_stream", "wrap_stream",
     ]  # fmt: skip
 
 
@@ -30,6 +30,9 @@ def test_signatures() -> None:
         "conversation: 'ConversationLike' = None) -> 'Result'"
     )
     assert list(inspect.signature(Sanitizer).parameters) == ["policy", "audit"]
+    assert list(inspect.signature(rendersafe.wrap_stream).parameters) == [
+        "gen", "policy", "conversation", "cumulative", "sanitizer", "context",
+    ]  # fmt: skip
     assert list(inspect.signature(Sanitizer.stream).parameters) == [
         "self", "context", "on_finding", "conversation",
     ]  # fmt: skip
@@ -48,7 +51,7 @@ def test_audit_and_middleware_surfaces() -> None:
     ]  # fmt: skip
     assert list(inspect.signature(rendersafe.middleware.RenderSafeMiddleware).parameters) == [
         "app", "policy", "audit", "paths", "formats", "json_paths", "request_id_header",
-        "max_request_bytes", "conversation", "context", "context_header",
+        "max_request_bytes", "conversation", "context", "context_header", "sniff",
     ]  # fmt: skip
 
 

@@ -36,11 +36,14 @@ def test_unsanitised_attacks_do_leak() -> None:
     healing renderers' attacks leak healed, tests/test_js_renderers.py; idempotence cases
     are edits a second run must not change, not leaks; a link that carries a piece of its
     case's conversation leaks only in the light of that conversation, which the checker
-    does not see)."""
+    does not see; a rendered fence's attack leaks in the renderer of what the fence
+    becomes, tests/test_rendered_fences_live.py and tests/test_js_renderers.py)."""
     attacks = [
         c
         for c in ATTACKS
-        if c.path.stem not in {"healing_renderers", "idempotence"} and c.conversation is None
+        if c.path.stem not in {"healing_renderers", "idempotence"}
+        and c.conversation is None
+        and c.path.parent.name != "rendered"
     ]
     leaking = [c for c in attacks if _check(c, c.input)]
     assert len(leaking) >= 0.8 * len(attacks), [c.id for c in attacks if c not in leaking]

@@ -195,8 +195,20 @@ def test_bad_input_reported_with_file_and_line_and_the_rest_scanned(tmp_path: Pa
     assert report.summary.records_unreadable == 3
     assert any(row.path.endswith("reply.md") for row in report.findings)  # the batch went on
     fixed = (tmp_path / "fixed" / "bad.jsonl").read_bytes().splitlines()
-    assert fixed[3] == (BAD / "bad.jsonl").read_bytes().splitlines()[3]  # copied unchanged
+    original = (BAD / "bad.jsonl").read_bytes().splitlines()
+    # Fail closed: what could not be read is not in the fixed copy, a placeholder is.
+    assert len(fixed) == len(original)
+    assert json.loads(fixed[1]) == {"rendersafe_withheld": "not_json"}
+    assert json.loads(fixed[3]) == {"rendersafe_withheld": "not_utf8"}
+    assert json.loads(fixed[4]) == {"rendersafe_withheld": "unknown_shape"}
+    assert "withheld from the fixed copy" in errors[("bad.jsonl", 4)]
     assert not (tmp_path / "fixed" / "truncated.jsonl.gz").exists()
+    kept = tmp_path / "kept"
+    code, _out, _err = cli(
+        "scan", str(BAD / "bad.jsonl"), "--fix", str(kept), "--keep-unsanitisable"
+    )
+    assert code == 1
+    assert (kept / "bad.jsonl").read_bytes().splitlines()[3] == original[3]  # as it was
 
 
 def test_nothing_readable_exits_2(tmp_path: Path) -> None:

@@ -199,9 +199,8 @@ def test_parquet_without_pyarrow_is_an_error_naming_the_file_and_the_extra(tmp_p
     assert any("train-00000-of-00001.parquet" in line for line in lines)
 
 
-def test_a_broken_export_loses_nothing(tmp_path: Path) -> None:
-    """A record that is not JSON, and a list cut short: each reported at its line and
-    record, the records around them scanned, all of it copied to the fixed copy."""
+def _broken_exports(tmp_path: Path) -> tuple[list[Any], list[str]]:
+    """A record that is not JSON (conversations.json), and a list cut short (cut.json)."""
     source = json.loads((EXPORTS / "chatgpt" / "conversations.json").read_text())
     good = [json.dumps(record, indent=1) for record in source]
     bad = tmp_path / "in" / "conversations.json"
@@ -209,18 +208,38 @@ def test_a_broken_export_loses_nothing(tmp_path: Path) -> None:
     bad.write_text("[\n" + good[0] + ',\n{"title": tru},\n' + good[1] + "\n]\n")
     cut = tmp_path / "in" / "cut.json"
     cut.write_text("[\n" + good[1] + ",\n" + good[0][: len(good[0]) // 2])
+    return source, good
+
+
+def test_a_broken_export_is_reported_and_its_fixed_copy_fails_closed(tmp_path: Path) -> None:
+    """Each broken place reported at its line and record, the records around it
+    scanned; the fixed copy holds a placeholder for the record that is not JSON, and
+    there is none of the list cut short (its rest is not read)."""
+    source, good = _broken_exports(tmp_path)
     report = scan([str(tmp_path / "in")], ScanOptions(fix_dir=tmp_path / "out"), jobs=1)
     errors = {(Path(e.path).name, e.line): e.message for e in report.errors}
     broken_line = 2 + good[0].count("\n") + 1
     assert errors[("conversations.json", broken_line)].startswith("record 1: not JSON")
     cut_line = 2 + good[1].count("\n") + 1
     assert errors[("cut.json", cut_line)].startswith("not JSON: the file ends inside record 1")
+    assert errors[("cut.json", cut_line)].endswith("no fixed copy written")
     found = sorted((Path(r.path).name, r.record_id) for r in report.findings)
     assert found == [
         ("conversations.json", source[0]["id"]),
         ("conversations.json", source[1]["id"]),
         ("cut.json", source[1]["id"]),
     ]
+    fixed = json.loads((tmp_path / "out" / "conversations.json").read_text())
+    assert fixed[1] == {"rendersafe_withheld": "not_json"}
+    assert [record["id"] for record in (fixed[0], fixed[2])] == [source[0]["id"], source[1]["id"]]
+    assert not (tmp_path / "out" / "cut.json").exists()
+
+
+def test_a_broken_export_kept_loses_nothing(tmp_path: Path) -> None:
+    """`keep_unsanitisable`: what could not be read is copied to the fixed copy as it is."""
+    _source, good = _broken_exports(tmp_path)
+    options = ScanOptions(fix_dir=tmp_path / "out", keep_unsanitisable=True)
+    scan([str(tmp_path / "in")], options, jobs=1)
     assert '{"title": tru}' in (tmp_path / "out" / "conversations.json").read_text()
     fixed_cut = (tmp_path / "out" / "cut.json").read_text()
     tail = good[0][: len(good[0]) // 2]

@@ -315,15 +315,48 @@ def test_max_record_bytes_bounds_lines_records_and_whole_files(tmp_path: Path) -
         ("r.jsonl", 1),
         ("r.jsonl", 3),
     ]
+    # Fail closed: a record not read is not copied; a placeholder takes its place.
+    withheld = b'{"rendersafe_withheld": "too_long"}'
     fixed = (tmp_path / "out" / "r.jsonl").read_bytes().splitlines(keepends=True)
-    assert fixed[1] == path.read_bytes().splitlines(keepends=True)[1]  # copied unchanged
-    assert (tmp_path / "out" / "doc.json").read_bytes() == whole.read_bytes()
-    # Byte for byte the original, but for the two replies' strings.
+    assert fixed[1] == withheld + b"\n"
+    assert (tmp_path / "out" / "doc.json").read_bytes() == withheld
+    # Byte for byte the original, but for the two replies' strings and the long record.
     clean = json.dumps(sanitize(IMG)).encode()
     expected = listed.read_bytes().replace(json.dumps(IMG).encode(), clean)
+    start = expected.index(b"{", expected.index(b"}") + 1)
+    end = expected.index(b"}", start) + 1
+    expected = expected[:start] + withheld + expected[end:]
     assert (tmp_path / "out" / "list.json").read_bytes() == expected
+    assert json.loads(expected)[1] == {"rendersafe_withheld": "too_long"}
+    # `keep_unsanitisable`: as before, copied unchanged.
+    kept = ScanOptions(max_record_bytes=1000, fix_dir=tmp_path / "kept", keep_unsanitisable=True)
+    scan([str(tmp_path / "in")], kept, jobs=1)
+    copied = (tmp_path / "kept" / "r.jsonl").read_bytes().splitlines(keepends=True)
+    assert copied[1] == path.read_bytes().splitlines(keepends=True)[1]
+    assert (tmp_path / "kept" / "doc.json").read_bytes() == whole.read_bytes()
     code = cli(str(path), "--max-record-bytes", "0").returncode
     assert code == 2
+
+
+def test_a_reply_too_large_to_sanitise_is_not_copied_into_the_fix(tmp_path: Path) -> None:
+    """Issue 35: a record the sanitiser refuses (over `max_input_chars`) once went into the
+    fixed copy unchanged, its attack URL in it. Now a placeholder does, and the report
+    says so; `keep_unsanitisable` makes the old behaviour a choice."""
+    path = write_lines(tmp_path / "in" / "r.jsonl", {"reply": IMG}, {"reply": "a " * 600 + IMG})
+    policy = rendersafe.Policy(max_input_chars=1000)
+    report = scan([str(path)], ScanOptions(policy=policy, fix_dir=tmp_path / "out"), jobs=1)
+    (error,) = report.errors
+    assert error.line == 2
+    assert error.message.startswith("could not be sanitised")
+    assert error.message.endswith("withheld from the fixed copy (a placeholder is in its place)")
+    fixed = (tmp_path / "out" / "r.jsonl").read_text()
+    assert "attacker.example" not in fixed
+    assert json.loads(fixed.splitlines()[1]) == {"rendersafe_withheld": "not_sanitisable"}
+    kept = ScanOptions(policy=policy, fix_dir=tmp_path / "kept", keep_unsanitisable=True)
+    scan([str(path)], kept, jobs=1)
+    assert (tmp_path / "kept" / "r.jsonl").read_text().splitlines()[1] == (
+        path.read_text().splitlines()[1]
+    )
 
 
 # 8. FIFOs, devices, dangling links; byte order marks; never a write outside the tree.

@@ -484,9 +484,11 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         read.append(len(text))
         return push(self, text)
 
-    def spy_sendable(text: str, *, final: bool) -> tuple[int, bool]:
+    def spy_sendable(
+        text: str, *, final: bool, hold: re.Pattern[str] | None = None
+    ) -> tuple[int, bool]:
         read.append(len(text))
-        return sendable(text, final=final)
+        return sendable(text, final=final, hold=hold)
 
     monkeypatch.setattr(Segmenter, "pending", property(spy_pending))
     monkeypatch.setattr(Segmenter, "push", spy_push)
@@ -495,14 +497,18 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 @settings(max_examples=500, deadline=None)
-@given(chunk=st.text(st.sampled_from("ab Z9\t\n\r.:@[<!-,\xa0é\u3000"), max_size=12))
-def test_the_compiled_builds_plain_reading_is_the_interpreters(chunk: str) -> None:
+@given(
+    chunk=st.text(st.sampled_from("ab Z9\t\n\r.:@[<!-,\xa0é\u3000`~\\"), max_size=12),
+    extra=st.sampled_from(["", "`~", "\\", "`~\\"]),
+)
+def test_the_compiled_builds_plain_reading_is_the_interpreters(chunk: str, extra: str) -> None:
     """`_plain_cut` (the compiled build's loop over code points) reads a chunk as the
-    interpreter's string methods do: -1 for a trigger, else after the last space, tab
-    or line end."""
-    triggered = any(c in "[<:@." for c in chunk)
+    interpreter's string methods do: -1 for a trigger (a rendered fence's adds its
+    own), else after the last space, tab or line end."""
+    triggers = frozenset("[<:@." + extra)
+    triggered = any(c in triggers for c in chunk)
     cut = max(chunk.rfind(" "), chunk.rfind("\t"), chunk.rfind("\n")) + 1
-    assert streaming._plain_cut(chunk) == (-1 if triggered else cut)
+    assert streaming._plain_cut(chunk, streaming._roles(triggers)) == (-1 if triggered else cut)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -332,3 +332,84 @@ def test_other_codings_refused(coding: str) -> None:
 )
 def test_format_of_content_type(content_type: str | None, fmt: str | None) -> None:
     assert format_of(content_type) == fmt
+
+
+# -- issue 35: sniffing, charsets, codings ------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(STREAMS))
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(cuts=st.lists(st.integers(min_value=0, max_value=40_000), max_size=30))
+def test_a_sniffed_stream_reads_as_its_own_format(name: str, cuts: list[int]) -> None:
+    body = body_of(name)
+    sniffed, _ = rewrite(body, "sniff", cuts)
+    labelled, _ = rewrite(body, family(name))
+    assert sniffed == labelled
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (json.dumps({"choices": [{"message": {"content": ATTACK}}]}).encode(), "json"),
+        (json.dumps({"choices": [{"message": {"content": ATTACK}}]}, indent=2).encode(), "json"),
+        (f"Plain {ATTACK}\n".encode(), "text"),
+        (b"", "text"),
+    ],
+)
+def test_a_sniffed_body_is_read_by_its_first_bytes(body: bytes, expected: str) -> None:
+    for cuts in ([], list(range(len(body)))):
+        out, findings = rewrite(body, "sniff", cuts)
+        assert out == rewrite(body, expected)[0]
+        assert "attacker.example" not in out.decode()
+        assert bool(findings) == bool(body)
+
+
+@pytest.mark.parametrize(
+    "body", [b"\x89PNG\r\n\x1a\n\x00\x00", b"\xff\xfe" + "data: x\n\n".encode("utf-16-le")]
+)
+def test_a_sniffed_body_of_no_format_is_refused(body: bytes) -> None:
+    with pytest.raises(FormatError):
+        rewrite(body, "sniff")
+
+
+@pytest.mark.parametrize(
+    ("coding", "inflates"),
+    [
+        (["gzip"], True),
+        (["identity", "gzip"], True),
+        (["identity, GZIP"], True),
+        ([], False),
+        (["identity"], False),
+        (["gzip", "gzip"], None),
+        (["gzip, gzip"], None),
+        (["gzip, deflate"], None),
+        (["gzip", "br"], None),
+    ],
+)
+def test_one_content_coding_or_none(coding: list[str], inflates: bool | None) -> None:
+    if inflates is None:
+        with pytest.raises(FormatError, match="coded more than once"):
+            inflater_for(coding)
+    else:
+        assert (inflater_for(coding) is not None) == inflates
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-16-be", "utf-32", "latin-1", "cp1252"])
+def test_another_charset_reads_as_utf8(charset: str) -> None:
+    from rendersafe.wire.charset import relabelled, transcoder_for  # noqa: PLC0415
+
+    text = f"Caf\u00e9 {ATTACK}\n"
+    transcoder = transcoder_for(charset)
+    assert transcoder is not None
+    encoded = text.encode(charset)
+    out = b"".join(transcoder.feed(encoded[i : i + 3]) for i in range(0, len(encoded), 3))
+    assert (out + transcoder.close()).decode("utf-8") == text
+    assert relabelled(f"text/markdown; charset={charset}; x=1") == (
+        "text/markdown; x=1; charset=utf-8"
+    )
+    assert relabelled(f"text/markdown; charset*={charset}''") == "text/markdown; charset=utf-8"
+    for utf8 in (None, "utf-8", "UTF8", "us-ascii", "utf-8-sig"):
+        assert transcoder_for(utf8) is None
+    for unknown in ("x-no-such", "base64", "rot13"):
+        with pytest.raises(FormatError):
+            transcoder_for(unknown)

@@ -4,6 +4,7 @@
     rendersafe sanitize - < reply.md        read stdin
     rendersafe policy schema                the policy's JSON schema
     rendersafe policy check rendersafe.toml validate a policy file
+    rendersafe csp [--policy FILE] [--nginx] the Content-Security-Policy for the chat page
     rendersafe demo [--port 8765]           a local chat page behind the middleware
     rendersafe proxy --upstream URL         a sanitising reverse proxy (see `proxy --help`)
     rendersafe scan logs/ [--fix DIR]       scan stored transcripts (see `scan --help`)
@@ -28,7 +29,8 @@ from typing import TextIO
 from ._build import __version__
 from .audit.record import AuditRecord
 from .audit.summary import summarise
-from .config import load_policy, policy_problems
+from .config import load_policy, policy_problems, tool_settings
+from .content_security import csp
 from .errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, RenderSafeError
 from .policy import Policy
 from .sanitizer import Sanitizer
@@ -111,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 valid, 2 any error",
     )
     check.add_argument("file", nargs="?", help="the TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    _add_csp_parser(sub)
     audit = sub.add_parser("audit", help="read audit logs")
     audit_actions = audit.add_subparsers(dest="action", required=True)
     summary = audit_actions.add_parser("summary", help="count the records of an audit file")
@@ -146,15 +149,52 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_csp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    header = sub.add_parser(
+        "csp",
+        help="print the Content-Security-Policy header that matches a policy",
+        description="The header value for the chat page: images only from its own origin, "
+        "the policy's allowed image hosts and its image proxy; media, frames, fetch and "
+        "form posts only from its own origin (add sources below); no <base>, no plug-ins.",
+    )
+    header.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
+    for directive in _CSP_DIRECTIVES:
+        header.add_argument(
+            f"--{directive}",
+            action="append",
+            default=[],
+            metavar="SOURCE",
+            help=f"another {directive} source (repeatable), e.g. https://api.example.com",
+        )
+    header.add_argument(
+        "--nginx", action="store_true", help="print an nginx add_header directive instead"
+    )
+    header.add_argument(
+        "--report-only",
+        action="store_true",
+        help="with --nginx: Content-Security-Policy-Report-Only (reports, blocks nothing)",
+    )
+
+
+_CSP_DIRECTIVES = ("img-src", "media-src", "frame-src", "connect-src", "form-action")
+
+
 def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     proxy = sub.add_parser(
         "proxy",
         help="a reverse proxy that sanitises chat replies from an upstream server",
         description="Forward every request to --upstream; sanitise OpenAI chat and legacy "
-        "completions and Responses, Anthropic Messages and Ollama chat and generate replies.",
+        "completions and Responses, Anthropic Messages and Ollama chat and generate replies, "
+        "and the paths a --format is pinned for.",
+        epilog="The policy file's [proxy.formats] table pins formats as --format does "
+        '(\'"/custom/chat" = "sse"\'); --format wins for the same path.',
     )
     proxy.add_argument(
-        "--upstream", required=True, metavar="URL", help="e.g. http://127.0.0.1:11434"
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="e.g. http://127.0.0.1:11434; credentials in it (https://user:PASS@host) are "
+        "sent as Basic auth only when a client sends no Authorization, and never shown",
     )
     proxy.add_argument(
         "--listen", default="127.0.0.1:8787", metavar="HOST:PORT", help="default 127.0.0.1:8787"
@@ -162,11 +202,34 @@ def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     proxy.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     proxy.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
     proxy.add_argument(
+        "--audit-backlog",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="audit records kept for a retry while the file cannot be written; past it the "
+        "oldest are dropped and counted (default 10000)",
+    )
+    proxy.add_argument(
         "--monitor", action="store_true", help="shadow mode: record findings, change nothing"
+    )
+    proxy.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        metavar="PATH=FORMAT",
+        help="a chat path (glob) and the format its replies are read in whatever their content "
+        "type: sse, ndjson, json, text, sniff or an SSE dialect (openai-chat, anthropic, ...)",
     )
     limits = proxy.add_argument_group("limits")
     limits.add_argument(
         "--max-concurrency", type=int, default=256, metavar="N", help="503 past it (default 256)"
+    )
+    limits.add_argument(
+        "--max-client-connections",
+        type=int,
+        default=256,
+        metavar="N",
+        help="connections one client address may hold (default 256)",
     )
     limits.add_argument(
         "--max-body-bytes",
@@ -175,23 +238,22 @@ def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="a larger request is a 413 (default 32 MiB)",
     )
-    limits.add_argument(
-        "--connect-timeout", type=float, default=10.0, metavar="SECONDS", help="default 10"
-    )
-    limits.add_argument(
-        "--read-timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="the longest wait for the upstream's next bytes (default 300)",
-    )
-    limits.add_argument(
-        "--grace",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="on SIGTERM, how long streams in flight may go on (default 30)",
-    )
+    for name, default, what in _TIMEOUTS:
+        limits.add_argument(f"--{name}", type=float, default=default, metavar="SECONDS", help=what)
+
+
+_TIMEOUTS = (
+    ("connect-timeout", 10.0, "the longest wait for the upstream to accept (default 10)"),
+    (
+        "read-timeout",
+        300.0,
+        "the longest wait for the upstream's next bytes (default 300)",
+    ),
+    ("header-timeout", 10.0, "a client's request line and headers, at most (default 10)"),
+    ("body-timeout", 60.0, "a client's request body, at most (default 60)"),
+    ("idle-timeout", 60.0, "a client leaving the reply unread, at most (default 60)"),
+    ("grace", 30.0, "on SIGTERM, how long streams in flight may go on (default 30)"),
+)
 
 
 def _sanitize(args: argparse.Namespace, streams: _Streams) -> int:
@@ -221,6 +283,17 @@ def _check(args: argparse.Namespace, streams: _Streams) -> int:
 
 
 Command = Callable[[argparse.Namespace, _Streams], int]
+
+
+def _csp(args: argparse.Namespace, streams: _Streams) -> int:
+    added = {d.replace("-", "_"): getattr(args, d.replace("-", "_")) for d in _CSP_DIRECTIVES}
+    value = csp(load_policy(args.policy), **added)
+    if args.nginx:
+        name = "Content-Security-Policy" + ("-Report-Only" if args.report_only else "")
+        streams.out.write(f'add_header {name} "{value}" always;\n')
+    else:
+        streams.out.write(value + "\n")
+    return EXIT_CLEAN
 
 
 def _demo(args: argparse.Namespace, streams: _Streams) -> int:
@@ -259,14 +332,23 @@ def _proxy(args: argparse.Namespace, streams: _Streams) -> int:
     try:
         settings = Settings(
             upstream=args.upstream,
+            formats=_formats(args),
             max_body_bytes=args.max_body_bytes,
             max_concurrency=args.max_concurrency,
+            max_client_connections=args.max_client_connections,
             connect_timeout=args.connect_timeout,
             read_timeout=args.read_timeout,
+            header_timeout=args.header_timeout,
+            body_timeout=args.body_timeout,
+            idle_timeout=args.idle_timeout,
             grace_seconds=args.grace,
         )
         host, port = split_listen(args.listen)
-        audit = AuditLog([JsonlSink(args.audit)]) if args.audit else None
+        if args.audit_backlog < 0:
+            raise ValueError(f"--audit-backlog must be 0 or more, not {args.audit_backlog}")
+        audit = None
+        if args.audit:
+            audit = AuditLog([JsonlSink(args.audit)], retry_records=args.audit_backlog)
         gateway = Gateway(settings, policy=policy, audit=audit)
     except ValueError as exc:
         streams.err.write(f"rendersafe: error: {exc}\n")
@@ -274,6 +356,24 @@ def _proxy(args: argparse.Namespace, streams: _Streams) -> int:
     with bound_socket(host, port) as sock:
         serve(gateway, sock, out=streams.err)
     return EXIT_CLEAN
+
+
+def _formats(args: argparse.Namespace) -> dict[str, str]:
+    """The formats pinned per path: the policy file's `[proxy.formats]`, then `--format`."""
+    table = tool_settings("proxy", args.policy)
+    unknown = sorted(set(table) - {"formats"})
+    if unknown:
+        raise ValueError(f"[proxy] {unknown[0]}: not a setting of [proxy] (it has formats)")
+    formats = table.get("formats", {})
+    if not isinstance(formats, dict) or not all(isinstance(v, str) for v in formats.values()):
+        raise ValueError('[proxy.formats] maps paths to formats: "/custom/chat" = "sse"')
+    pins = dict(formats)
+    for pair in args.format:
+        path, equals, fmt = pair.rpartition("=")
+        if not equals or not path:
+            raise ValueError(f"--format takes PATH=FORMAT, not {pair!r}")
+        pins[path] = fmt
+    return pins
 
 
 def _audit_summary(args: argparse.Namespace, streams: _Streams) -> int:
@@ -310,6 +410,7 @@ COMMANDS: Mapping[str, Command] = MappingProxyType(
         "sanitize": _sanitize,
         "policy schema": _schema,
         "policy check": _check,
+        "csp": _csp,
         "demo": _demo,
         "proxy": _proxy,
         "audit summary": _audit_summary,

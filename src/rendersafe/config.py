@@ -7,6 +7,9 @@ Precedence: defaults < TOML file < environment < keyword overrides. Lists in the
 environment are comma-separated or a JSON array; nested settings use `__`
 (`RENDERSAFE_THRESHOLDS__TEXT_WORDS=12`, `RENDERSAFE_IMAGE_PROXY__KEY=...`).
 
+A policy file may also hold another command's table, which the policy leaves alone:
+`[proxy]` is `rendersafe proxy`'s (`tool_settings("proxy")`).
+
 Every error is a `PolicyError` naming the field and where it came from (the file or
 the variable). An unknown `RENDERSAFE_*` variable is a `UserWarning` naming the
 closest known one, not an error: it may belong to another tool or version.
@@ -35,6 +38,7 @@ __all__ = [
     "policy_from_env",
     "policy_from_toml",
     "policy_problems",
+    "tool_settings",
 ]
 
 ENV_PREFIX = "RENDERSAFE_"
@@ -43,6 +47,8 @@ AUDIT_KEY_ENV = "RENDERSAFE_AUDIT_KEY"  # keys the audit log's URL hashes
 FAST_PATH_ENV = "RENDERSAFE_FAST_PATH"  # `0`: no unit skips the pass (`units.fast`)
 # Settings of the process, not of the policy: ignored here.
 NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV, FAST_PATH_ENV})
+# Tables of a policy file that belong to a command, not to the policy.
+TOOL_TABLES = frozenset({"proxy"})
 _NESTED: dict[str, type[Thresholds] | type[ImageProxy]] = {
     "thresholds": Thresholds,
     "image_proxy": ImageProxy,
@@ -136,6 +142,21 @@ def policy_from_toml(path: str | Path) -> Policy:
     return _built(_read_toml(Path(path)), _origin(Path(path), {}, {}))
 
 
+def tool_settings(
+    name: str, path: str | Path | None = None, *, environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The `[name]` table of the policy file (`path`, default `$RENDERSAFE_POLICY_FILE`),
+    or {} without a file or a table."""
+    env = os.environ if environ is None else environ
+    path = path if path is not None else env.get(POLICY_FILE_ENV)
+    if not path:
+        return {}
+    table = _document(Path(path)).get(name, {})
+    if not isinstance(table, dict):
+        raise PolicyError(name, f"[{name}] in {path} must be a table")
+    return table
+
+
 def policy_from_env(environ: Mapping[str, str] | None = None) -> Policy:
     """The policy given by `RENDERSAFE_*` variables alone."""
     data, names = _from_env(os.environ if environ is None else environ)
@@ -170,6 +191,11 @@ def _origin(
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The policy's settings in the file at `path`."""
+    return {key: value for key, value in _document(path).items() if key not in TOOL_TABLES}
+
+
+def _document(path: Path) -> dict[str, Any]:
     try:
         if not path.is_file():
             raise PolicyError("policy file", f"{path} does not exist or is not a file")

@@ -3,14 +3,20 @@
     RenderSafeError                 base of everything rendersafe raises on purpose
     ├── PolicyError                 the policy is contradictory or unsafe (a ValueError)
     ├── AuditError                  the audit log cannot be written where it was asked to be
+    │                               (a framework adapter raises it instead of a reply while
+    │                               the policy requires the log and it is down)
+    │   └── audit.sinks.SinkWriteError  a sink wrote only part of a batch (`written`)
     ├── SanitizeError               a reply could not be sanitised; nothing was emitted
     │   ├── InputTooLargeError      the reply is longer than `Policy.max_input_chars`
     │   └── FormatError             a response is not in the wire format it claims
+    ├── batch.ColumnError           the columns handed to a batch do not fit together
+    │                               (also a ValueError)
     ├── integrations.litellm.ReplyWithheldError
     │                               LiteLLM answers with it (502, or 503 while a required
     │                               audit log is down) instead of the reply
     ├── gateway.forward.UpstreamError
     │                               the upstream failed after the response started
+    ├── gateway.target.RequestError a request `rendersafe proxy` refuses (400, 405)
     └── scan errors                 (each also a ValueError, but the last)
         ├── scan.records.UnknownShapeError    a record in no shape rendersafe reads
         ├── scan.jsondoc.BrokenDocumentError  a JSON list cut short or broken

@@ -22,6 +22,9 @@ class Construct(StrEnum):
     REFERENCE_DEFINITION = "reference_definition"
     HTML = "html"
     CITATION = "citation"  # a URL a wire format carries beside the text (a source)
+    RENDERED_FENCE = (
+        "rendered_fence"  # a fence the UI renders as live content (detail: its language)
+    )
 
 
 class Action(StrEnum):
@@ -70,6 +73,9 @@ class Reason(StrEnum):
     IMAGE_CHOICE = "image_choice"
     LAUNDERED_COPY = "laundered_copy"
     CONVERSATION_TRUNCATED = "conversation_truncated"
+    # A rendered fence's own instruction to fetch or run: a Mermaid directive that changes
+    # its security level or CSS, a click callback, a TeX macro that hides a URL.
+    RENDERER_DIRECTIVE = "renderer_directive"
 
 
 class Finding(BaseModel):

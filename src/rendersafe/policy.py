@@ -13,6 +13,8 @@ import math
 import re
 import reprlib
 from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Literal
 
 import ada_url
@@ -27,7 +29,7 @@ from .urls.hosts import (
     split_port,
 )
 
-__all__ = ["ImageProxy", "LinkInterstitial", "Policy", "Thresholds"]
+__all__ = ["RENDERED_FENCES", "ImageProxy", "LinkInterstitial", "Policy", "Thresholds"]
 
 # Schemes that run code or read local files: no policy may allow them for links.
 FORBIDDEN_SCHEMES = frozenset({"javascript", "vbscript", "file", "data", "blob", "filesystem"})
@@ -350,6 +352,24 @@ _ROLES = frozenset({"user", "system", "developer", "tool", "model", "unknown"})
 Mode = Literal["enforce", "monitor"]
 # A canary shorter than this would match honest text by chance.
 MIN_CANARY_CHARS = 8
+# The fence languages a chat UI may render as live content, and what each becomes: an
+# HTML document, an SVG image, CSS, a Mermaid diagram or TeX. `$$` is math in prose
+# (`$$...$$`, `$...$`, `\(...\)`, `\[...\]`), read as TeX wherever it is not code.
+RENDERED_FENCES: Mapping[str, str] = MappingProxyType(
+    {
+        "html": "html",
+        "htm": "html",
+        "xhtml": "html",
+        "svg": "svg",
+        "css": "css",
+        "mermaid": "mermaid",
+        "math": "tex",
+        "latex": "tex",
+        "tex": "tex",
+        "katex": "tex",
+        "$$": "tex",
+    }
+)
 
 
 class Policy(BaseModel):
@@ -499,6 +519,13 @@ class Policy(BaseModel):
         "of them named first is the user's own service. Leave `user` out where other "
         "agents' messages arrive as user messages.",
     )
+    rendered_fences: tuple[str, ...] = Field(
+        (),
+        description="Fence languages the chat UI renders as live content (an HTML artifact, "
+        "an inline SVG, a Mermaid diagram, math), each judged as what it becomes: html, htm, "
+        "xhtml, svg, css, mermaid, math, latex, tex, katex, and `$$` for math in prose. "
+        "Other fences are code and stay as they are.",
+    )
     mode: Mode = Field(
         "enforce",
         description="enforce: replies are sanitised; monitor (shadow mode): replies pass "
@@ -528,6 +555,8 @@ class Policy(BaseModel):
             data["canaries"] = _canaries(data["canaries"])
         if "trusted_roles" in data:
             data["trusted_roles"] = _roles(data["trusted_roles"])
+        if "rendered_fences" in data:
+            data["rendered_fences"] = _rendered_fences(data["rendered_fences"])
         return data
 
     @model_validator(mode="after")
@@ -582,6 +611,19 @@ def _roles(value: Any) -> tuple[str, ...]:
             "trusted_roles", "the model's own words (and words of no known author) prove nothing"
         )
     return roles
+
+
+def _rendered_fences(value: Any) -> tuple[str, ...]:
+    raw = _as_list("rendered_fences", value, 64)
+    names = tuple(dict.fromkeys(name.strip().lower() for name in raw))
+    odd = [name for name in names if name not in RENDERED_FENCES]
+    if odd:
+        raise PolicyError(
+            "rendered_fences",
+            f"{_shown.repr(odd)}: the languages rendersafe can judge as rendered are "
+            f"{', '.join(RENDERED_FENCES)} (a fence in any other language stays code)",
+        )
+    return names
 
 
 def _canaries(value: Any) -> tuple[str, ...]:

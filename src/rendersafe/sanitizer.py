@@ -252,7 +252,7 @@ class Sanitizer:
 
     def _run(self, reply: UnitSanitizer, text: str, context: dict[str, str]) -> Result:
         limit = self.policy.max_hold_chars
-        segmenter = Segmenter(limit)
+        segmenter = Segmenter(limit, reply.rules.rendered.hold)
         units = segmenter.push(text) + segmenter.finish()
         carry, sent = Carry(), SentText.of_reply(text, limit)
         outputs, findings = list[str](), list[Finding]()

@@ -48,31 +48,36 @@ _SLOW: Final = 0
 _HELD: Final = 1
 _PLAIN: Final = 2
 # The characters every opener or URL-ish word `sendable` reads holds one of (an
-# opener's `[`/`<`, a URL's `:@.`). Without them in the unsent word and the chunk,
+# opener's `[`/`<`/`=`, a URL's `:@.`). Without them in the unsent word and the chunk,
 # the chunk sends up to its last space, tab or line end, and the unit stays one the
 # segmenter cannot cut (it cuts only after such a thing): its lines wait in
 # `_mid_line` and are pushed at once when something needs them, as one-shot pushes.
-_TRIGGERS: Final = frozenset("[<:@.")
+_TRIGGERS: Final = frozenset("[<=:@.")
 _NOT_PLAIN: Final = _TRIGGERS | frozenset("\t\n")
-# Each ASCII character's part in a chunk of plain words: 1 a trigger, 2 a word's end.
-_ROLES: Final = bytes(
-    1 if chr(c) in _TRIGGERS else 2 if chr(c) in " \t\n" else 0 for c in range(128)
-)
+
+
+def _roles(triggers: frozenset[str]) -> bytes:
+    """Each ASCII character's part in a chunk of plain words: 1 a trigger, 2 a word's end."""
+    return bytes(1 if chr(c) in triggers else 2 if chr(c) in " \t\n" else 0 for c in range(128))
+
+
+_ROLES: Final = _roles(_TRIGGERS)
 # Compiled (mypyc), a loop over code points is the cheapest way to read a chunk; run by
 # the interpreter, string methods that loop in C are (`_plain_cut`).
 _COMPILED: Final = not __file__.endswith(".py")
 
 
-def _plain_cut(chunk: str) -> int:
+def _plain_cut(chunk: str, roles: bytes) -> int:
     """How much of `chunk`, plain words after an unsent word holding no trigger,
     `sendable` would send with that word: up to its last space, tab or line end (0:
-    none); -1 when it holds a trigger (`_TRIGGERS`). One loop over its code points,
-    for the compiled build; `feed` reads the same with string methods otherwise."""
+    none); -1 when it holds a trigger (`roles`, as `_roles` makes them). One loop
+    over its code points, for the compiled build; `feed` reads the same with string
+    methods otherwise."""
     cut = 0
     for at in range(len(chunk)):
         code = ord(chunk[at])
-        if code < 128 and _ROLES[code]:
-            if _ROLES[code] == 1:
+        if code < 128 and roles[code]:
+            if roles[code] == 1:
                 return -1
             cut = at + 1
     return cut
@@ -100,7 +105,14 @@ class StreamSanitizer:
         self._most_held = 0  # the most held after a chunk, up to the last one that sent
         self._on_finding = on_finding
         self._context = context
-        self._segmenter = Segmenter(units.policy.max_hold_chars)
+        rendered = units.rules.rendered
+        self._hold = rendered.hold
+        self._segmenter = Segmenter(units.policy.max_hold_chars, self._hold)
+        # A rendered fence's opener (a backtick, a tilde) or a TeX macro's backslash
+        # is a trigger too: `sendable` must read it (`engine.rendered`).
+        self._triggers = _TRIGGERS | frozenset(rendered.triggers)
+        self._not_plain = _NOT_PLAIN | self._triggers
+        self._roles = _roles(self._triggers) if rendered.triggers else _ROLES
         self._carry = Carry()
         self._sent_text = SentText.streaming(units.policy.max_hold_chars)
         self._findings: list[Finding] = []
@@ -176,7 +188,7 @@ class StreamSanitizer:
                 return ""
         elif fast == _PLAIN and isinstance(chunk, str) and (size := len(chunk)) <= self._room:
             if _COMPILED:
-                cut = _plain_cut(chunk)
+                cut = _plain_cut(chunk, self._roles)
                 if cut >= 0:
                     return self._plain(chunk, size, cut)
             elif chunk.isalpha():  # letters: no space, no trigger
@@ -184,7 +196,7 @@ class StreamSanitizer:
                 self._mid_line.append(chunk)
                 self._unsent += chunk
                 return ""
-            elif _NOT_PLAIN.isdisjoint(chunk):  # words on one line
+            elif self._not_plain.isdisjoint(chunk):  # words on one line
                 self._room -= size
                 self._mid_line.append(chunk)
                 words, space, rest = chunk.rpartition(" ")
@@ -196,7 +208,7 @@ class StreamSanitizer:
                     self._most_held = len(word)
                 self._unsent = rest
                 return f"{word}{words} "
-            elif _TRIGGERS.isdisjoint(chunk):  # words across a tab or line end
+            elif self._triggers.isdisjoint(chunk):  # words across a tab or line end
                 cut = max(chunk.rfind(" "), chunk.rfind("\t"), chunk.rfind("\n")) + 1
                 return self._plain(chunk, size, cut)
         return self._take(chunk)
@@ -305,7 +317,7 @@ class StreamSanitizer:
         if self._taking:
             if self._held_from is not None:
                 self._fast = _HELD
-            elif _TRIGGERS.isdisjoint(self._unsent):
+            elif self._triggers.isdisjoint(self._unsent):
                 self._fast = _PLAIN
                 self._room = max(0, segmenter.limit - self._length)
             else:
@@ -379,7 +391,7 @@ class StreamSanitizer:
         else:
             self._unsent += chunk
         unsent = self._unsent
-        limit, held = sendable(unsent, final=False)
+        limit, held = sendable(unsent, final=False, hold=self._hold)
         if held:
             self._held_from = self._sent + limit
         self._sent += limit

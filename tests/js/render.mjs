@@ -2,7 +2,7 @@
 // markdown-it (15, and 14 whose linkify still links `www.`), micromark + GFM,
 // commonmark.js, and remark + rehype-raw (react-markdown's pipeline); and, as
 // Streamdown does on every streamed prefix, remend's self-healing before remark,
-// markdown-it and marked (`remend+...`).
+// markdown-it, marked and micromark + GFM (`remend+...`).
 // Reads a JSON array of Markdown strings on stdin; writes a JSON array of
 // {renderer: html} objects, raw HTML allowed wherever the renderer supports it.
 import { marked } from 'marked';
@@ -23,6 +23,10 @@ const mdit = new MarkdownIt({ html: true, linkify: true });
 const mdit14 = new MarkdownIt14({ html: true, linkify: true });
 const cmParser = new commonmark.Parser();
 const cmWriter = new commonmark.HtmlRenderer({ safe: false });
+const micromarkGfm = (t) => micromark(t, {
+  allowDangerousHtml: true, allowDangerousProtocol: false,
+  extensions: [gfm()], htmlExtensions: [gfmHtml()],
+});
 const remark = unified()
   .use(remarkParse).use(remarkGfm)
   .use(remarkRehype, { allowDangerousHtml: true })
@@ -33,15 +37,13 @@ export const RENDERERS = {
   'marked': (t) => marked.parse(t, { async: false }),
   'markdown-it': (t) => mdit.render(t),
   'markdown-it@14': (t) => mdit14.render(t),
-  'micromark+gfm': (t) => micromark(t, {
-    allowDangerousHtml: true, allowDangerousProtocol: false,
-    extensions: [gfm()], htmlExtensions: [gfmHtml()],
-  }),
+  'micromark+gfm': micromarkGfm,
   'commonmark.js': (t) => cmWriter.render(cmParser.parse(t)),
   'remark+rehype-raw': (t) => String(remark.processSync(t)),
   'remend+remark': (t) => String(remark.processSync(remend(t))),
   'remend+markdown-it': (t) => mdit.render(remend(t)),
   'remend+marked': (t) => marked.parse(remend(t), { async: false }),
+  'remend+micromark+gfm': (t) => micromarkGfm(remend(t)),
 };
 
 const render = (fn, text) => {

@@ -8,16 +8,20 @@ The queue is bounded: when it is full, `emit` waits (`aemit` waits without block
 the event loop) rather than drop a record. `close()` (also at exit) writes everything
 queued and closes the sinks.
 
-A sink that fails (a full disk) keeps the batch: each sink has a backlog of up to
-`retry_records` records, retried before its next batch, on `flush()`, every
-`retry_interval` seconds while it is not empty, and at `close()`. Past that bound the
-oldest records are dropped and counted as lost; so are those still unwritten when the
-log closes. Every failure and every loss is logged on `rendersafe.audit_failures`
+A sink that fails (a full disk) keeps what it could not write: each sink has a backlog
+of up to `retry_records` records, retried before its next batch, on `flush()`, every
+`retry_interval` seconds while it is not empty, and at `close()`. A sink that writes
+part of a batch (`SinkWriteError`: the disk had room for some) keeps only the rest, so
+the backlog drains as space returns, a record at a time if need be, in order. Past the
+bound the oldest records are dropped and counted as lost; so are those still unwritten
+when the log closes. Every failure and every loss is logged on `rendersafe.audit_failures`
 (naming the sink, never a record's content) and counted (`failures`, `lost`,
 `backlog`); the next batch a sink writes after a loss starts with a `lost` record
 holding the count, which `rendersafe audit summary` adds up. `broken` is true while
-any sink holds records it could not write; sanitisation goes on (the middleware
-holds replies back instead when the policy says `audit_required`: `awritten`).
+any sink holds records it could not write, `degraded` also when the writer has stopped
+(the `rendersafe_audit_degraded` gauge; `rendersafe proxy`'s `/healthz`); sanitisation
+goes on (the middleware holds replies back instead when the policy says
+`audit_required`: `awritten`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from ..policy import Policy
 from ..urls.redact import exception_text
 from .record import AuditRecord, Event, Source, policy_digest
 from .recorder import AuditRecorder, Emit
+from .sinks import SinkWriteError
 
 __all__ = ["AuditLog", "BatchSink", "Sink", "audit_key"]
 
@@ -164,6 +169,11 @@ class AuditLog:
     def backlog(self) -> int:
         """Records kept for a retry, over all sinks."""
         return sum(map(len, self._backlogs))
+
+    @property
+    def degraded(self) -> bool:
+        """Does a sink hold records it could not write, or has the writer stopped?"""
+        return self.broken or (not self._closed and not self._writer.is_alive())
 
     async def awritten(self) -> bool:
         """Wait (without blocking the event loop) until every record queued so far was
@@ -379,7 +389,10 @@ class _SinkError(Exception):
 def _write(sink: Sink, records: list[AuditRecord]) -> None:
     if isinstance(sink, BatchSink):
         try:
-            sink.write_batch(records)  # whole or not at all (JsonlSink truncates back)
+            sink.write_batch(records)  # whole records only (JsonlSink truncates back)
+        except SinkWriteError as exc:
+            cause = exc.__cause__ if isinstance(exc.__cause__, Exception) else exc
+            raise _SinkError(min(exc.written, len(records)), cause) from exc
         except Exception as exc:
             raise _SinkError(0, exc) from exc
         return
@@ -412,6 +425,7 @@ def audit_key(key: bytes | str | None = None) -> bytes:
 
 _LIVE: weakref.WeakSet[AuditLog] = weakref.WeakSet()
 METRICS.watch_backlog(lambda: sum(log.backlog for log in list(_LIVE)))
+METRICS.watch_degraded(lambda: float(any(log.degraded for log in list(_LIVE))))
 
 
 def _after_fork_in_child() -> None:

@@ -16,17 +16,27 @@ from pathlib import Path
 from ..errors import AuditError
 from .record import AuditRecord
 
-__all__ = ["JsonlSink", "LoggingSink"]
+__all__ = ["JsonlSink", "LoggingSink", "SinkWriteError"]
+
+
+class SinkWriteError(AuditError):
+    """A sink wrote the first `written` records of a batch, then failed (`__cause__`
+    says why): the log keeps the rest, in order, for a retry."""
+
+    def __init__(self, written: int, cause: BaseException) -> None:
+        self.written = written
+        super().__init__(f"{written} records written, then: {type(cause).__name__}")
 
 
 class JsonlSink:
     """Appends records to a JSONL file, whole lines only.
 
     Many processes and threads may share one file: each batch is one locked append,
-    so lines never interleave. A batch is written whole or not at all: a write cut
-    short (a full disk, a file-size limit) is truncated back and raises, so the log can
-    retry the batch without writing any record twice. A writer killed mid-write leaves
-    at most one partial line, which the next write starts a new line after.
+    so lines never interleave. A write cut short (a full disk, a file-size limit) keeps
+    the whole lines that fit, truncates the cut one back and raises `SinkWriteError`
+    saying how many were written: the log retries the rest, in order, and never writes
+    a record twice. A writer killed mid-write leaves at most one partial line, which the
+    next write starts a new line after.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
@@ -48,26 +58,40 @@ class JsonlSink:
             ) from exc
 
     def write_batch(self, records: list[AuditRecord]) -> None:
-        """Append `records`, one line each, in one locked write."""
+        """Append `records`, one line each, in one locked write; `SinkWriteError` with
+        the number of whole lines that fit if it is cut short."""
         data = b"".join(_line(record) for record in records)
         fcntl.flock(self._fd, fcntl.LOCK_EX)
         try:
             # Another writer may have died mid-line: never append to its partial line.
             size = os.fstat(self._fd).st_size
-            if size and os.pread(self._fd, 1, size - 1) != b"\n":
-                data = b"\n" + data
+            lead = 1 if size and os.pread(self._fd, 1, size - 1) != b"\n" else 0
+            data = b"\n" * lead + data
+            written = 0
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(self._fd, view) :]
+                while written < len(data):
+                    written += os.write(self._fd, data[written:])
                 if self.fsync:
                     os.fsync(self._fd)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.ftruncate(self._fd, size)  # no part of the batch stays
-                raise
+            except BaseException as exc:
+                kept = self._keep_whole(data, size, written, lead)
+                if not isinstance(exc, Exception):
+                    raise
+                raise SinkWriteError(kept, exc) from exc
         finally:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def _keep_whole(self, data: bytes, size: int, written: int, lead: int) -> int:
+        """After a write cut short at `written` bytes of `data`: truncate the file back
+        to the last whole line; how many records that keeps."""
+        whole = data.rfind(b"\n", 0, written) + 1
+        if whole <= lead:
+            whole = 0  # not one record: nothing of the batch stays
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, size + whole)
+            if whole and self.fsync:
+                os.fsync(self._fd)
+        return data.count(b"\n", lead, whole)
 
     def __call__(self, record: AuditRecord) -> None:
         self.write_batch([record])

@@ -6,9 +6,12 @@ a fake attacker server (`attacker.py`) that the prompt-injected reply points at.
 The page POSTs an OpenAI chat request (`/demo/conversation`'s messages) to `/api/chat`,
 which streams a reply (OpenAI chat chunks over SSE) through the middleware: it reads
 the conversation from the request and judges the reply with it. `/raw/chat` streams the
-same reply without it, to show what the client would fetch. `/demo/audit` lists the
-audit records of a request, `/demo/attacker` what the attacker server received (decoded)
-and `/demo/info` its origin and the planted key. Everything is served locally, and only
+same reply without it, to show what the client would fetch. `/csp/` is the same page
+sent with the Content-Security-Policy header of the demo's policy (`rendersafe.csp`,
+through `ContentSecurityPolicyMiddleware`): there even a bypassed reply's images stay
+home. `/demo/audit` lists the audit records of a request, `/demo/attacker` what the
+attacker server received (decoded) and `/demo/info` its origin, the planted key and the
+header. Everything is served locally, and only
 to requests whose `Host` is a local name (`HostGuard`: DNS rebinding cannot read the
 audit log); the attacker server is as strict about its own port.
 
@@ -43,6 +46,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from ..audit import AuditLog, AuditRecord
+from ..content_security import ContentSecurityPolicyMiddleware, csp
 from ..middleware import RenderSafeMiddleware
 from ..policy import Policy
 from .attacker import Attacker
@@ -138,8 +142,9 @@ def build_demo(
     log = AuditLog([records.append])
     own = attacker is None
     attacker = attacker or Attacker(hosts=hosts)
+    policy = policy or Policy()
     backend = Starlette(routes=[_chat(attacker)])
-    protected = RenderSafeMiddleware(backend, policy=policy or Policy(), audit=log)
+    protected = RenderSafeMiddleware(backend, policy=policy, audit=log)
 
     async def audit(request: Request) -> Response:
         await asyncio.to_thread(log.flush)  # the log's writer is a thread
@@ -158,13 +163,16 @@ def build_demo(
         return JSONResponse(body)
 
     async def info(request: Request) -> Response:
-        return JSONResponse({"attacker": attacker.origin, "key": KEY, "delay": DEFAULT_DELAY})
+        body = {"attacker": attacker.origin, "key": KEY, "delay": DEFAULT_DELAY, "csp": csp(policy)}
+        return JSONResponse(body)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     async def conversation(request: Request) -> Response:
         return JSONResponse(CONVERSATION)
+
+    page = Starlette(routes=[Route("/", index)])
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -178,6 +186,7 @@ def build_demo(
     app = Starlette(
         routes=[
             Route("/", index),
+            Mount("/csp", app=ContentSecurityPolicyMiddleware(page, policy=policy)),
             Route("/demo/audit", audit),
             Route("/demo/attacker", attacker_log),
             Route("/demo/info", info),

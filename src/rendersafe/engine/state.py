@@ -21,6 +21,7 @@ from ..urls import Role, UrlJudge, Verdict
 from .carry import NO_CHANNELS, Carry, Delta, LenientDefinition
 from .edits import Edit, Keep
 from .regions import Regions
+from .rendered import NO_RENDERED_FENCES, RenderedFences
 from .source import SourceText
 from .tables import Table
 
@@ -60,14 +61,15 @@ class Markers:
 
 @dataclass(frozen=True, slots=True)
 class Compiled:
-    """A policy compiled once: its URL judge, its markers, the schemes a kept URL has;
-    and the judge of the reply at hand (`for_reply`)."""
+    """A policy compiled once: its URL judge, its markers, the schemes a kept URL has,
+    the fences it renders; and the judge of the reply at hand (`for_reply`)."""
 
     policy: Policy
     urls: UrlJudge
     markers: Markers
     link_schemes: frozenset[str]
     judge: Judge
+    rendered: RenderedFences = NO_RENDERED_FENCES
     # Verdicts on links that no reply remembers (`ReplyJudge.peek`), for every reply.
     links: dict[tuple[str, bool], Verdict | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -79,7 +81,8 @@ class Compiled:
         extra = {"data"} if policy.allow_data_images else set()
         schemes = frozenset(policy.allowed_link_schemes) | extra
         urls = UrlJudge(policy)
-        return cls(policy, urls, Markers.of(policy), schemes, urls)
+        rendered = RenderedFences.of(policy.rendered_fences)
+        return cls(policy, urls, Markers.of(policy), schemes, urls, rendered)
 
     def for_reply(
         self, conversation: Conversation | None, proxy_context: str | None = None
@@ -123,6 +126,10 @@ class Pass:
     definitions: dict[str, bool] = field(default_factory=dict)
     # Definitions the lenient pass keeps in this text.
     lenient: list[LenientDefinition] = field(default_factory=list)
+    # The spans of rendered fences judged already (one reading per span).
+    judged_fences: set[tuple[int, int, str]] = field(default_factory=set)
+    # Where the images markdown-it read and the pass kept are, as they stand.
+    kept_images: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def over(cls, rules: Compiled, source: SourceText, carry: Carry) -> Pass:
@@ -217,6 +224,16 @@ class Pass:
     def judge(self, raw: str, role: Role, *, decode_entities: bool = False) -> Verdict:
         """Judge a URL in `role`, spending nothing (a reading, not a rendered image)."""
         return self.rules.judge.judge(raw, role, decode_entities=decode_entities)
+
+    def peek_image(self, raw: str) -> Verdict:
+        """The verdict on `raw` as an image, changing nothing the reply remembers: the
+        reply's own where it judged `raw` before, else the policy's alone."""
+        judge = self.rules.judge
+        if isinstance(judge, ReplyJudge):
+            verdict = judge.peek(raw, Role.IMAGE)
+            if verdict is not None:
+                return verdict
+        return self.rules.urls.judge(raw, Role.IMAGE)
 
     def spend_image(self, raw: str) -> Verdict:
         """Judge an image URL a renderer shows, and spend one of the per-reply image

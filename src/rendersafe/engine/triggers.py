@@ -11,22 +11,33 @@ from ..urls import INVISIBLE
 
 __all__ = ["OPENER", "URLISH", "sendable"]
 
-# A bracket, a tag or autolink, an image (its `!` may be followed by invisibles).
-OPENER: Final = re.compile(r"\[|<|!(?=" + INVISIBLE.pattern + r"*\[)")
+# A bracket, a tag or autolink, an image (its `!` may be followed by invisibles), an
+# attribute a python-markdown attribute list (`{: onclick=... }`) could set.
+OPENER: Final = re.compile(
+    r"\[|<|!(?="
+    + INVISIBLE.pattern
+    + r"*\[)|(?<![\w-])(?i:on[a-z]{2,}|src|srcset|href|style|poster|background|data|action"
+    r"|formaction|xlink:href|srcdoc|lowsrc|dynsrc)[ \t]*="
+)
 # A word matching this may be (part of) a URL some renderer links: a scheme, `www.`,
 # an e-mail's `@`, or a dotted name followed by a path, query, fragment or port.
 URLISH: Final = re.compile(r"://|www\.|@|\.[^\W\d_][\w-]{0,62}[/?#:]", re.IGNORECASE)
 
 
-def sendable(text: str, *, final: bool) -> tuple[int, bool]:
+def sendable(text: str, *, final: bool, hold: re.Pattern[str] | None = None) -> tuple[int, bool]:
     """How much of `text`, a unit's text not sent yet, no later step can change: up
     to its first opener, and never into a word that may be a URL; unless `final`,
     never its last word either, which may still grow into one. Also whether an
-    opener or such a word holds the rest back until the unit ends."""
+    opener or such a word holds the rest back until the unit ends. `hold` finds what
+    else holds the rest back: a fence the policy says is rendered (judged whole, so
+    held from its opening line), a TeX macro that may fetch (`engine.rendered`)."""
     # A stream asks this of a few words per chunk, where a search costs more than
     # the text: each runs only when a character every match holds is there (an
-    # opener holds `[` or `<`, a URL-ish word `:`, `@` or `.`).
-    opener = OPENER.search(text) if "[" in text or "<" in text else None
+    # opener holds `[`, `<` or `=`, a URL-ish word `:`, `@` or `.`).
+    opener = OPENER.search(text) if "[" in text or "<" in text or "=" in text else None
+    held = hold.search(text) if hold is not None else None
+    if held is not None and (opener is None or held.start() < opener.start()):
+        opener = held
     if opener is not None:
         limit = opener.start()
     elif final:

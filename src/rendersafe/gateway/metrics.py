@@ -3,7 +3,9 @@ installed (without it they are kept only for `/healthz`).
 
     rendersafe_proxy_requests_total{route, status}   answered requests
     rendersafe_proxy_upstream_errors_total{cause}    refused, timeout, protocol, shutdown, ...
-    rendersafe_proxy_rejected_total{reason}          busy (503), too_large (413)
+    rendersafe_proxy_rejected_total{reason}          busy (503), too_large (413),
+        bad_request (400, 405), header_timeout, body_timeout (408), idle_timeout,
+        client_limit (503: one address's connections)
     rendersafe_proxy_in_flight                       requests being forwarded now
 """
 

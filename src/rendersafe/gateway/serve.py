@@ -3,6 +3,8 @@
 On the signal uvicorn stops accepting connections and closes idle ones; requests in
 flight get `grace_seconds` to finish, then each is ended (a sanitised stream with its
 format's error event), and the audit log is closed before the process exits.
+Connections run `protocol.GuardedProtocol` (the client timeouts and limits); the
+banner names the upstream without its credentials.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
 from .app import Gateway
+from .protocol import guarded_protocol
 
 if TYPE_CHECKING:
     import uvicorn
@@ -46,8 +49,11 @@ def serve(gateway: Gateway, sock: socket.socket, *, out: TextIO) -> None:
     grace = gateway.forwarder.settings.grace_seconds
     config = uvicorn.Config(
         gateway,
+        http=guarded_protocol(gateway.settings, gateway.counters),
         log_level="warning",
         lifespan="on",
+        # The client is the socket's peer: a header it sends says nothing of who it is.
+        proxy_headers=False,
         # The upstream's own `server` and `date` headers go through.
         server_header=False,
         date_header=False,
@@ -57,9 +63,10 @@ def serve(gateway: Gateway, sock: socket.socket, *, out: TextIO) -> None:
     server = _server(config, gateway)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
+    credentials = " (with the URL's credentials)" if gateway.settings.basic_auth else ""
     out.write(
-        f"rendersafe proxy on http://{shown}:{port} -> {gateway.forwarder.upstream} "
-        f"(mode {gateway.policy.mode}; Ctrl-C or SIGTERM to stop)\n"
+        f"rendersafe proxy on http://{shown}:{port} -> {gateway.forwarder.upstream}"
+        f"{credentials} (mode {gateway.policy.mode}; Ctrl-C or SIGTERM to stop)\n"
     )
     out.flush()
     server.run(sockets=[sock])

@@ -6,9 +6,10 @@ to decode, a "self-healing" streaming renderer closes `![a](https://e` for you
 and `![a][r` into a full reference (`healers`).
 This pass reads the text leniently, outside code, and judges every URL that any
 of them could fetch or link: reference definitions and their uses (`references`),
-tag-like text, autolinks over several lines and bare URLs, and inline bracket
-constructs (here). What the Markdown pass already removed is skipped; what it kept
-is judged again under these readings.
+tag-like text, autolinks over several lines and bare URLs, inline bracket
+constructs (here), fences a chat UI finds by pattern and math in prose (`fences`).
+What the Markdown pass already removed is skipped; what it kept is judged again
+under these readings.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..markdown.regions import Marks
 from .autolinks import autolinks
 from .bare import bare_urls
 from .brackets import BracketIndex, dangling_images, first_closes
+from .fences import pattern_fences, prose_math
 from .inline import inline_constructs, python_markdown_constructs
 from .references import references
 from .spans import interleaved_spans
@@ -32,6 +34,9 @@ def backstop(ps: Pass, marks: Marks, index: BracketIndex) -> None:
     `marks` is what the Markdown pass found (code, raw HTML, its definitions), and
     `index` the text's brackets."""
     text = ps.source.text
+    # First: what they remove, the readings below need not judge again.
+    pattern_fences(ps)
+    prose_math(ps, marks.code)
     images = dangling_images(text, index.pairs)
     firsts = first_closes(text, index)
     uses = sorted([*index.pairs, *images, *firsts], key=lambda b: b.open)

@@ -2,7 +2,8 @@
 
 Every construct is visited in document order through the read-only rule tables
 below, one small function per token type, and each change is a minimal edit with
-the finding that explains it. Sweep 1 (`regions`) ran before and placed the tokens.
+the finding that explains it. A fence is code, unless the policy says the chat UI
+renders its language (`rendered`). Sweep 1 (`regions`) ran before and placed the tokens.
 
 Reference definitions are decided where they stand: a definition is removed when
 its URL fails the link policy, or the image policy if an image used its label
@@ -21,8 +22,10 @@ from markdown_it.token import Token
 
 from .. import html
 from ..engine.edits import Edit, Keep
+from ..engine.rendered import info_language
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
+from ..rendered import Fence, judge_fence
 from ..urls import Role, Verdict
 from .labels import label_keys
 from .parser import OffsetMap, destination
@@ -107,9 +110,28 @@ def _definition_verdict(w: _Walk, raw_label: str, url: str, start: int) -> Verdi
     return verdict
 
 
+def _fence(w: _Walk, token: Token) -> None:
+    """A fence the chat UI renders (`Policy.rendered_fences`), judged as what it becomes."""
+    ps = w.ps
+    kind = ps.rules.rendered.kind(language := info_language(token.info))
+    first = token.map[0] + 1 if token.map is not None else len(ps.source.lines)
+    if kind is None or first >= len(ps.source.lines):
+        return
+    start, content = ps.source.starts[first], token.content
+    if ps.source.text.startswith(content, start):
+        judge_fence(ps, Fence(language, kind, content, start))
+        return
+    # In a list or a quote: the content's lines lost their markers.
+    offsets = OffsetMap(ps.source, content, first, None)
+    begin = offsets.to_source(0)
+    judge_fence(
+        ps, Fence(language, kind, content, start if begin is None else begin, offsets.to_source)
+    )
+
+
 BlockRule = Callable[[_Walk, Token], None]
 BLOCK_RULES: Mapping[str, BlockRule] = MappingProxyType(
-    {"inline": _inline, "html_block": _html_block, "definition": _definition}
+    {"inline": _inline, "html_block": _html_block, "definition": _definition, "fence": _fence}
 )
 
 
@@ -163,6 +185,8 @@ def _image(ps: Pass, token: Token, where: Where) -> None:
         ps.change(edit, construct, Action.REMOVED, verdict.reasons, verdict=verdict)
     elif verdict.action == "proxy":
         _proxy_image(ps, token, where, span, verdict)
+    else:
+        ps.kept_images.append(span)
 
 
 def _proxy_image(

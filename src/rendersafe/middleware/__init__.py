@@ -7,7 +7,10 @@ A pure ASGI middleware in the shape of starlette's `GZipMiddleware`: it wraps `s
 holds `http.response.start` until the first body message, and rewrites each body
 message as it passes (server-sent events, NDJSON and text are never buffered; a JSON
 body is, and gets its exact `Content-Length`). By default every response whose
-content type carries text is covered; `paths` narrows that to matching paths.
+content type carries text is covered; `paths` narrows that to matching paths (in any
+case), `formats` pins a format per path, and `sniff` reads a covered body of no useful
+content type by its first bytes rather than pass it. A body in another charset is
+decoded and sent on as UTF-8.
 
 Each response is one `rendersafe.Exchange`: `receive` is teed (the app gets every
 message as it came, at once; up to `max_request_bytes` of the body are kept aside), and

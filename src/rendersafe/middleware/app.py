@@ -53,6 +53,7 @@ class RenderSafeMiddleware:
         conversation: ConversationHook | None = None,
         context: ContextHook | None = None,
         context_header: str | None = None,
+        sniff: bool = False,
     ) -> None:
         _validate(policy, formats, max_request_bytes, conversation, context)
         if policy.audit_required and audit is None:
@@ -64,8 +65,10 @@ class RenderSafeMiddleware:
         self.context_hook = context
         self.context_header = context_header.lower() if context_header else None
         self.audit = audit
-        self.paths = tuple(paths) if paths is not None else None
-        self.formats = dict(formats or {})
+        # Matched in any case: a backend whose routes ignore case serves `/V1/...` too.
+        self.paths = tuple(p.lower() for p in paths) if paths is not None else None
+        self.formats = {pattern.lower(): fmt for pattern, fmt in (formats or {}).items()}
+        self.sniff = sniff
         self.json_paths = tuple(json_paths)
         self.request_id_header = request_id_header.lower()
         self.max_request_bytes = max_request_bytes
@@ -169,12 +172,14 @@ class RenderSafeMiddleware:
         return Source(kind="middleware", method=method, path=path, request_id=request_id)
 
     def covers(self, path: str) -> bool:
-        """Are responses to `path` sanitised?"""
-        return self.paths is None or any(fnmatch.fnmatchcase(path, p) for p in self.paths)
+        """Are responses to `path` sanitised? (`paths` match in any case.)"""
+        lower = path.lower()
+        return self.paths is None or any(fnmatch.fnmatchcase(lower, p) for p in self.paths)
 
     def pinned_format(self, path: str) -> str | None:
-        """The format pinned for `path`, if any."""
-        return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(path, p)), None)
+        """The format pinned for `path`, if any (patterns match in any case)."""
+        lower = path.lower()
+        return next((f for p, f in self.formats.items() if fnmatch.fnmatchcase(lower, p)), None)
 
 
 def _validate(

@@ -98,9 +98,17 @@ def format_for(content_types: list[str]) -> str | None:
 
 
 def charset_of(content_type: str | None) -> str | None:
-    """The `charset` parameter of a content type, if it has one."""
+    """The `charset` parameter of a content type, if it has one (lower case; RFC 2231's
+    `charset*=utf-16''` too, which Python's `email` reads); `FormatError` for two that
+    differ, which clients would read either way."""
+    found = set()
     for param in (content_type or "").split(";")[1:]:
         name, _, value = param.partition("=")
-        if name.strip().lower() == "charset":
-            return value.strip().strip('"') or None
-    return None
+        name = name.strip().lower()
+        if name == "charset*":  # charset'language'text
+            found.add(value.strip().split("'", 1)[0].lower())
+        elif name == "charset":
+            found.add(value.strip().strip("\"'").lower())
+    if len(found) > 1:
+        raise FormatError("a content type with two charsets")
+    return next(iter(found), None) or None

@@ -33,6 +33,7 @@ class Responder:
             owner.pinned_format(self.source.path or ""),
             self._open_exchange,
             owner.json_paths,
+            sniff=owner.sniff,
         )
         self.send: Send = _unset_send
         self.disconnected = False

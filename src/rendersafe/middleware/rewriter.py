@@ -16,7 +16,9 @@ from starlette.types import Message
 from ..errors import FormatError
 from ..exchange import Exchange
 from ..wire import Codec
+from ..wire.charset import HEAD_BYTES, Transcoder, check_utf8_head, relabelled, transcoder_for
 from ..wire.encoding import Inflater, inflater_for
+from ..wire.error_text import safe_name
 from ..wire.text_streams import escaped_ends
 from .offload import MEASURED, Cost, Offload
 from .replies import charset_of, format_for
@@ -35,7 +37,8 @@ class Rewriter:
     """Turns the app's messages into the ones to send, for one response.
 
     `exchange` is made when the response starts (`open_exchange`: the app has read the
-    request body by then, or as much as it will)."""
+    request body by then, or as much as it will). With `sniff`, a body whose content type
+    no codec reads is read by its first bytes (`wire.sniff`) instead of passed."""
 
     def __init__(
         self,
@@ -43,16 +46,21 @@ class Rewriter:
         pinned: str | None,
         open_exchange: Callable[[], Exchange],
         json_paths: tuple[str, ...] = (),
+        *,
+        sniff: bool = False,
     ) -> None:
         self.method = method
         self.pinned = pinned
         self.open_exchange = open_exchange
         self.json_paths = json_paths
+        self.sniff = sniff
         self.state: State = "new"
         self.start: Message | None = None  # held until the first body message
         self.exchange: Exchange | None = None
         self.codec: Codec | None = None
         self.inflater: Inflater | None = None
+        self.transcoder: Transcoder | None = None  # a charset other than UTF-8
+        self.unchecked = HEAD_BYTES  # of a UTF-8 body's start, not yet checked
         self.cost = Cost()
 
     def handle(self, message: Message) -> list[Message]:
@@ -89,6 +97,8 @@ class Rewriter:
             or message["type"] != "http.response.body"
             or not message.get("more_body", False)
             or self.inflater is not None
+            or self.transcoder is not None
+            or self.unchecked
         ):
             return None
         codec, exchange = self.codec, self.exchange
@@ -111,8 +121,8 @@ class Rewriter:
         if codec is None or exchange is None or message["type"] != "http.response.body":
             return 0
         body = message.get("body", b"")
-        if self.inflater is not None:  # how much text it inflates to is not known before
-            return 1 << 20 if body else 0
+        if self.inflater is not None or self.transcoder is not None:
+            return 1 << 20 if body else 0  # what text it decodes to is not known before
         final = not message.get("more_body", False)
         added, line_ends = codec.reach(body, final=final)
         return added if codec.buffered else exchange.texts.settles_at_most(added, line_ends)
@@ -139,30 +149,36 @@ class Rewriter:
         headers = Headers(raw=message["headers"])
         fmt = self.pinned or format_for(headers.getlist("content-type"))
         bodiless = message["status"] in _NO_BODY_STATUS or self.method == "HEAD"
+        if fmt is None and self.sniff:
+            fmt = "sniff"
         if fmt is None or bodiless:
             self.state = "passthrough"
             return [message]
         self.start, self.state = message, "held"
         if fmt == "unsupported":
             raise FormatError(
-                f"cannot sanitise content type {headers.get('content-type')!r}; "
+                f"cannot sanitise content type {safe_name(headers.get('content-type'))}; "
                 "narrow `paths` or pin a format for this path"
             )
-        self.inflater = inflater_for(headers.get("content-encoding"))
+        self.inflater = inflater_for(headers.getlist("content-encoding"))
+        content_type = headers.get("content-type")
+        charset = charset_of(content_type)
+        if len({charset_of(value) for value in headers.getlist("content-type")}) > 1:
+            raise FormatError("two content types with different charsets")
+        self.transcoder = transcoder_for(charset)
+        if self.transcoder is not None and content_type is not None:
+            # Sent on as UTF-8: every client reads the text that was judged.
+            MutableHeaders(scope=message)["content-type"] = relabelled(content_type)
+            charset = "utf-8"
         exchange = self.exchange = self.open_exchange()
-        self.codec = exchange.codec(
-            fmt, charset=charset_of(headers.get("content-type")), json_paths=self.json_paths
-        )
+        self.codec = exchange.codec(fmt, charset=charset, json_paths=self.json_paths)
         return []
 
     def _body(self, body: bytes, *, more: bool) -> list[Message]:
         codec = self.codec  # once: a disconnect (on the loop) may drop it meanwhile
         if codec is None:
             raise FormatError("a body message before the start message")
-        data = self.inflater.feed(body) if self.inflater else body
-        if not more and self.inflater:
-            data += self.inflater.close()
-        out = codec.feed(data)
+        out = codec.feed(self._decoded(body, more=more))
         if not more:
             out += codec.close()
         outgoing = []
@@ -175,6 +191,20 @@ class Rewriter:
         if not more:
             self.state = "done"
         return outgoing
+
+    def _decoded(self, body: bytes, *, more: bool) -> bytes:
+        """`body` inflated and in UTF-8, as the codec reads it."""
+        data = self.inflater.feed(body) if self.inflater else body
+        if not more and self.inflater:
+            data += self.inflater.close()
+        if self.transcoder is not None:
+            data = self.transcoder.feed(data)
+            if not more:
+                data += self.transcoder.close()
+        elif self.unchecked and data:
+            check_utf8_head(data[: self.unchecked], first=self.unchecked == HEAD_BYTES)
+            self.unchecked = max(0, self.unchecked - len(data))
+        return data
 
     def _settled_start(self, length: int | None) -> Message:
         """The start message, its headers made true of the body that follows."""

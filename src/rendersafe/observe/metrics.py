@@ -9,6 +9,7 @@
     rendersafe_held_chars                                 characters held back, per release
     rendersafe_audit_records_lost_total                   audit records a sink never wrote
     rendersafe_audit_backlog_records                      records kept for a retry
+    rendersafe_audit_degraded                             1 while an audit log cannot write
     rendersafe_mode{mode}                                 1 for each mode a sanitiser runs in
 
 Expose them as any `prometheus_client` metric is (`start_http_server`, `make_asgi_app`).
@@ -88,6 +89,8 @@ class Metrics(Protocol):
 
     def watch_backlog(self, read: Callable[[], float]) -> None: ...
 
+    def watch_degraded(self, read: Callable[[], float]) -> None: ...
+
     def mode(self, mode: str) -> None: ...
 
 
@@ -118,6 +121,9 @@ class _NoMetrics:
         pass
 
     def watch_backlog(self, read: Callable[[], float]) -> None:
+        pass
+
+    def watch_degraded(self, read: Callable[[], float]) -> None:
         pass
 
     def mode(self, mode: str) -> None:
@@ -165,6 +171,10 @@ class _Prometheus:
         self._backlog = gauge(
             "rendersafe_audit_backlog_records", "Audit records kept for a retry, over all logs"
         )
+        self._degraded = gauge(
+            "rendersafe_audit_degraded",
+            "1 while an audit log holds records it could not write, or its writer stopped",
+        )
         self._mode = gauge("rendersafe_mode", "1 for each mode a sanitiser was built in", ["mode"])
 
     def reply(self, source: str, mode: str) -> None:
@@ -192,6 +202,9 @@ class _Prometheus:
 
     def watch_backlog(self, read: Callable[[], float]) -> None:
         self._backlog.set_function(read)
+
+    def watch_degraded(self, read: Callable[[], float]) -> None:
+        self._degraded.set_function(read)
 
     def mode(self, mode: str) -> None:
         self._mode.labels(mode).set(1)

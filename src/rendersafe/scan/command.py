@@ -125,6 +125,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--html", metavar="FILE", help="the report as one self-contained HTML page")
     parser.add_argument("--fix", metavar="DIR", help="write sanitised copies under DIR")
     parser.add_argument("--in-place", action="store_true", help="overwrite the inputs (atomic)")
+    parser.add_argument(
+        "--keep-unsanitisable",
+        action="store_true",
+        help="copy records that cannot be sanitised (too long, not JSON, unknown shape) into "
+        "fixed copies unchanged; by default a placeholder takes their place",
+    )
     parser.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
     parser.add_argument(
         "--max-record-bytes",
@@ -154,6 +160,7 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
         in_place=args.in_place,
         audit_path=Path(args.audit) if args.audit else None,
         max_record_bytes=args.max_record_bytes,
+        keep_unsanitisable=args.keep_unsanitisable,
     )
     reports: dict[str, ReportFile | _Stdout] = {}
     bar = _BarStarter(err)

@@ -1,14 +1,15 @@
 """Large JSON documents, a record at a time, and fixes spliced into the original bytes.
 
     for item in ArrayReader(file.read, head, limit, out.write):   # `[rec, rec, ...]`
-        item.raw      # one record's bytes (None: longer than `limit`, copied through)
+        item.raw      # one record's bytes (None: longer than `limit`, not held)
     splice(raw, read, changes)      # `raw` with only the changed strings replaced
 
 `ArrayReader` holds one record at a time (at most `limit` bytes of it, plus a block):
 a ChatGPT `conversations.json` of gigabytes is read in constant memory. It finds each
 record's end by its brackets and strings alone; the record itself is parsed by the
-caller. The bytes between records (and records too long to hold) go to `write` as they
-are read, so a fixed copy is the original wherever nothing changed.
+caller. The bytes between records go to `write` as they are read, so a fixed copy is the
+original wherever nothing changed; so do records too long to hold, unless `copy_long`
+is False (the caller writes something in their place).
 
 `splice` parses a record again, noting where each string value lies, and replaces
 only the strings a fix changed: keys, spacing, escapes and numbers stay as they were.
@@ -48,7 +49,8 @@ class BrokenDocumentError(RenderSafeError, ValueError):
 @dataclass(frozen=True)
 class Item:
     """One record of the list: its index, the line it starts on, its bytes (None when
-    longer than the limit: copied through, not held) and its size."""
+    longer than the limit: not held, and copied through if the reader copies them) and
+    its size."""
 
     index: int
     line: int
@@ -71,8 +73,11 @@ class ArrayReader:
         head: bytes,
         limit: int,
         write: Callable[[bytes], None],
+        *,
+        copy_long: bool = True,
     ) -> None:
         self.read, self.limit, self.write = read, limit, write
+        self.copy_long = copy_long
         self.buf, self.mark, self.line, self.eof = head, 0, 1, False
         self.consumed = 0  # bytes read past so far
 
@@ -119,16 +124,16 @@ class ArrayReader:
             i, depth, in_string, done = _advance(self.buf, i, depth, in_string)
             if done:
                 break
-            if flushed or i - self.mark > self.limit:  # too long to hold: copied through
+            if flushed or i - self.mark > self.limit:  # too long to hold
                 flushed += i - self.mark
-                self._pass(i)
+                self._long(i)
             offset = i - self.mark
             if not self._more():
                 self._broken(f"the file ends inside record {index}")
             i = self.mark + offset
         size = flushed + i - self.mark
         if flushed or size > self.limit:
-            self._pass(i)
+            self._long(i)
             return Item(index, line, None, size)
         raw = self.buf[self.mark : i]
         self._consume(i)
@@ -149,6 +154,13 @@ class ArrayReader:
 
     def _gap(self, end: int) -> None:
         self._pass(min(end, len(self.buf)))
+
+    def _long(self, end: int) -> None:
+        """A record too long to hold, up to `end`: copied through, or dropped."""
+        if self.copy_long:
+            self._pass(end)
+        else:
+            self._consume(end)
 
     def _pass(self, end: int) -> None:
         """Write the bytes up to `end` through, unread."""

@@ -33,6 +33,9 @@ class ScanOptions:
     audit_path: Path | None = None
     audit_key: bytes | None = None
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES  # a longer record is an error, not read
+    # A record that cannot be sanitised is copied into a fixed copy as it is (else a
+    # placeholder takes its place: the fixed copy fails closed).
+    keep_unsanitisable: bool = False
 
     def __post_init__(self) -> None:
         if self.roles is not None:  # any shape's names for them: "assistant" is `model`

@@ -4,11 +4,15 @@ for local worker processes and for Dask alike.
 JSONL is read a line at a time; a JSON list (a ChatGPT `conversations.json`) a record
 at a time (`jsondoc.ArrayReader`); any other JSON or text file whole; Parquet a batch
 of rows at a time. Either way no more than `max_record_bytes` of one record is held: a
-longer line (record, file) is reported, not loaded. A line that cannot be read (not
-UTF-8, not JSON, no known shape, too long) is reported with its file and line and copied
-unchanged into a fixed copy; a gzip file cut short is reported at the line it broke, and
-no fixed copy of it is written. A fixed JSON record is the original bytes with only the
-changed strings replaced (`jsondoc.splice`).
+longer line (record, file) is reported, not loaded. A record that cannot be sanitised
+(not UTF-8, not JSON, no known shape, too long to read or to sanitise) is reported with
+its file and line, and a fixed copy fails closed: it holds a placeholder in the
+record's place (`{"rendersafe_withheld": "<why>"}`; a text file's is a line of text),
+never the record, unless `keep_unsanitisable` copies it unchanged as it is. A JSON list
+broken past some record, and a gzip file cut short, are reported where they broke, and
+no fixed copy of them is written (with `keep_unsanitisable`, a broken list's rest is
+copied). A fixed JSON record is the original bytes with only the changed strings
+replaced (`jsondoc.splice`).
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ from .rows import ErrorRow, FindingRow
 __all__ = ["PartResult", "scan_partition"]
 
 _BROKEN_GZIP = (EOFError, gzip.BadGzipFile, zlib.error)
+_COPIED = "; copied unchanged to the fixed copy"
+_WITHHELD = "; withheld from the fixed copy (a placeholder is in its place)"
 _BOM = b"\xef\xbb\xbf"  # UTF-8's byte order mark: not part of the first record
 _COPY_BLOCK = 1 << 20
 _HEAD = 1 << 20
@@ -97,6 +103,9 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
             _failed(result, stack, scanner.line + 1, f"the gzip stream is broken ({exc})")
         except _WriteError as exc:
             _failed(result, stack, None, str(exc))
+        except _WithheldError as exc:
+            result.unreadable += 1
+            _failed(result, stack, exc.line, str(exc))
         except ParquetMissingError as exc:
             result.unreadable += 1
             _failed(result, stack, None, str(exc))
@@ -106,6 +115,14 @@ def scan_partition(task: Task, options: ScanOptions) -> PartResult:
         except Exception as exc:  # a nesting too deep for the parser
             _failed(result, stack, scanner.line or None, f"could not be scanned: {exc!r}")
     return result
+
+
+class _WithheldError(Exception):
+    """The rest of the file cannot be read, so no fixed copy of it is written."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class _WriteError(Exception):
@@ -141,6 +158,9 @@ class _Scanner:
         self.hits: Counter[str] = Counter({path: 0 for path in options.json_paths})
         self.meter = progress.Meter()
         self.day: str | None = None  # the day of the record being judged
+        # A fixed copy fails closed: what cannot be sanitised is not copied into it.
+        self.withhold = out is not None and not options.keep_unsanitisable
+        self.copied = (_WITHHELD if self.withhold else _COPIED) if out is not None else ""
 
     def run(self) -> None:
         with ExitStack() as stack:
@@ -172,14 +192,15 @@ class _Scanner:
             self._jsonl_line(line_no, raw)
 
     def _too_long(self, line_no: int | None, head: bytes, data: IO[bytes]) -> int:
-        """Copy the rest of an over-long line (`line_no` None: file) through unread, a
-        block at a time; report it."""
-        self._write(head)
+        """Pass the rest of an over-long line (`line_no` None: file) by unread, a block
+        at a time, copied or withheld; report it."""
+        copy = self._write if not self.withhold else _ignored
+        copy(head)
         size = len(head)
         ended = line_no is not None and head.endswith(b"\n")
         read = data.readline if line_no is not None else data.read
         while not ended and (head := read(_COPY_BLOCK)):
-            self._write(head)
+            copy(head)
             size += len(head)
             ended = line_no is not None and head.endswith(b"\n")
         what = "line" if line_no is not None else "file"
@@ -187,9 +208,10 @@ class _Scanner:
         self.meter.add(size)
         self.result.unreadable += 1
         limit = self.options.max_record_bytes
-        copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
-        why = f"a {what} of {size} bytes, over max_record_bytes={limit}: not read{copied}"
+        why = f"a {what} of {size} bytes, over max_record_bytes={limit}: not read{self.copied}"
         self.result.errors.append(ErrorRow(path=self.task.display, line=line_no, message=why))
+        if self.withhold:
+            self._placeholder("too_long", whole=line_no is None, end=b"\n" if ended else b"")
         return size
 
     def _jsonl_line(self, line_no: int, raw: bytes) -> None:
@@ -204,7 +226,7 @@ class _Scanner:
             record = json.loads(body.decode("utf-8"))
             fixed = self._record(body, record, line_no, f"{self.task.display}:{line_no}")
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
-            self._unreadable(line_no, raw, exc)
+            self._unreadable(line_no, raw, exc, end=content[len(content.rstrip(b"\r\n")) :])
             return
         self._write((bom + fixed + content[len(body) :]) if fixed is not None else raw)
 
@@ -213,7 +235,9 @@ class _Scanner:
         limit = self.options.max_record_bytes
         head = data.read(_HEAD)
         if self.task.fmt == "json" and is_array(head) and not is_message_list_head(head):
-            self._records(ArrayReader(data.read, head, limit, self._write))
+            self._records(
+                ArrayReader(data.read, head, limit, self._write, copy_long=not self.withhold)
+            )
             return
         raw = head if len(head) > limit else head + data.read(limit + 1 - len(head))
         if len(raw) > limit:
@@ -235,11 +259,14 @@ class _Scanner:
             if isinstance(document, list) and recognise(document) != "messages":
                 # Not one conversation of LangChain messages after all: a list of records.
                 self.result.bytes_read -= len(raw)  # counted again, record by record
-                self._records(ArrayReader(io.BytesIO().read, raw, limit, self._write))
+                reader = ArrayReader(
+                    io.BytesIO().read, raw, limit, self._write, copy_long=not self.withhold
+                )
+                self._records(reader)
                 return
             fixed = self._record(raw[len(bom) :], document, 1, self.task.display)
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
-            self._unreadable(1, raw, exc)
+            self._unreadable(1, raw, exc, whole=True)
             return
         self._write(bom + fixed if fixed is not None else raw)
 
@@ -253,8 +280,10 @@ class _Scanner:
                 self.meter.add(reader.consumed - done)
                 done = reader.consumed
         except BrokenDocumentError as exc:
+            if self.withhold:
+                raise _WithheldError(exc.line, f"not JSON: {exc}; the rest was not read") from exc
             self.result.unreadable += 1
-            copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
+            copied = _COPIED if self.out is not None else ""
             why = f"not JSON: {exc}; the rest of the file was not read{copied}"
             self.result.errors.append(ErrorRow(path=self.task.display, line=exc.line, message=why))
         self.meter.add(reader.consumed - done)
@@ -262,21 +291,25 @@ class _Scanner:
 
     def _item(self, item: Item) -> None:
         display = self.task.display
-        if item.raw is None:  # already copied through by the reader
+        if item.raw is None:  # copied through by the reader, or withheld
             self.result.unreadable += 1
             limit = self.options.max_record_bytes
-            copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
             why = f"record {item.index}: {item.size} bytes, over max_record_bytes={limit}"
             self.result.errors.append(
-                ErrorRow(path=display, line=item.line, message=f"{why}: not read{copied}")
+                ErrorRow(path=display, line=item.line, message=f"{why}: not read{self.copied}")
             )
+            if self.withhold:
+                self._placeholder("too_long")
             return
         try:
             fixed = self._record(item.raw, json.loads(item.raw), item.line, str(item.index))
         except (UnicodeDecodeError, ValueError, RenderSafeError, RecursionError) as exc:
             self.result.unreadable += 1
-            message = f"record {item.index}: {_why(exc)}"
+            message = f"record {item.index}: {_why(exc)}{self.copied}"
             self.result.errors.append(ErrorRow(path=display, line=item.line, message=message))
+            if self.withhold:
+                self._placeholder(_reason(exc))
+                return
             fixed = None
         self._write(item.raw if fixed is None else fixed)
 
@@ -346,14 +379,27 @@ class _Scanner:
             source = Source(kind="batch", file=self.task.display, line=line_no, record_id=rid)
             self.recorder.at(source).finding(finding)
 
-    def _unreadable(self, line_no: int, raw: bytes, exc: Exception) -> None:
+    def _unreadable(
+        self, line_no: int, raw: bytes, exc: Exception, *, end: bytes = b"", whole: bool = False
+    ) -> None:
+        """Report a record (a line ending with `end`, or the `whole` file) that could
+        not be sanitised; copy it, or withhold it."""
         self.result.unreadable += 1
-        why = _why(exc)
-        copied = "; copied unchanged to the fixed copy" if self.out is not None else ""
         self.result.errors.append(
-            ErrorRow(path=self.task.display, line=line_no, message=why + copied)
+            ErrorRow(path=self.task.display, line=line_no, message=_why(exc) + self.copied)
         )
-        self._write(raw)
+        if self.withhold:
+            self._placeholder(_reason(exc), whole=whole, end=end)
+        else:
+            self._write(raw)
+
+    def _placeholder(self, reason: str, *, whole: bool = False, end: bytes = b"") -> None:
+        """What a fixed copy holds in place of a record it withholds: a JSON value naming
+        why (a line of text in place of a whole text file)."""
+        if whole and self.task.fmt == "text":
+            self._write(f"[rendersafe withheld this file: {reason}]\n".encode())
+        else:
+            self._write(json.dumps({"rendersafe_withheld": reason}).encode() + end)
 
     def _write(self, data: bytes) -> None:
         if self.out is not None:
@@ -389,6 +435,21 @@ def _failed(result: PartResult, stack: ExitStack, line: int | None, why: str) ->
         stack.close()
     _discard(result.fixed)
     result.fixed = None
+
+
+def _ignored(data: bytes) -> None:
+    pass
+
+
+def _reason(exc: Exception) -> str:
+    """Why a record could not be sanitised, as a placeholder names it (none of its text)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return "not_utf8"
+    if isinstance(exc, UnknownShapeError):
+        return "unknown_shape"
+    if isinstance(exc, RenderSafeError):
+        return "not_sanitisable"
+    return "not_json"
 
 
 def _why(exc: Exception) -> str:

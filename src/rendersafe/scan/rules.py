@@ -145,6 +145,12 @@ RULES: MappingProxyType[Reason, tuple[float, str]] = MappingProxyType(
             "A link the model composed, in a reply whose conversation was not read whole: "
             "judged as strictly as the unread part requires.",
         ),
+        _R.RENDERER_DIRECTIVE: (
+            8.0,
+            "In a fence the chat UI renders: an instruction to its renderer that fetches, "
+            "links or runs what rendersafe cannot judge (a Mermaid directive setting the "
+            "security level or CSS, a click callback, a TeX macro hiding a URL).",
+        ),
     }
 )
 

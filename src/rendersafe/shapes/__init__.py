@@ -11,7 +11,7 @@ Every string reachable in a message is read, at any depth; files sent as base64 
 read as the text they hold; what cannot be read is noted, never raised.
 
     families   openai (chat, Responses; Mistral, Ollama and every compatible API),
-               anthropic, gemini, bedrock, ai_sdk, langchain, cohere, exports (stored
+               anthropic, gemini, bedrock, ai_sdk, langchain, pydantic_ai, cohere, exports (stored
                chats: ChatGPT, Claude.ai, Open WebUI, LMSYS, batches, LangSmith, ...)
     bodies     request bodies and message lists; messages: one message, its author
     content    parts by type (`tables`), common parts; walk: every string, bounded

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from . import ai_sdk, gemini, langchain, openai
+from . import ai_sdk, gemini, langchain, openai, pydantic_ai
 from .content import dispatch, rest
 from .record import MODEL, TOOL, UNKNOWN, USER, Kind, Path, Role, role_of
 from .tables import TYPED, typed_family
@@ -45,6 +45,9 @@ def message(reader: Reader, value: object, turn: int, path: Path) -> None:
         where = "kwargs" if "kwargs" in fields else "data"
         openai.chat_message(reader, inner, At(role, turn, (*path, where)))
         rest(reader, fields, At(role, turn, path), ("type", "data", "kwargs", "id", "lc"))
+        return
+    if pydantic_ai.is_message(fields):
+        pydantic_ai.message(reader, fields, turn, path)
         return
     _fields(reader, fields, turn, path)
 

@@ -23,10 +23,11 @@ _OPENERS = re.compile(r"[<\[]")
 _WORD = re.compile(r"\S+")
 
 
-def neutralise_unit(unit: Unit, link_marker: str) -> str:
+def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None = None) -> str:
     """`unit.text` with every opener escaped and every URL-like word replaced by
-    `link_marker` (already escaped for Markdown), from where a stream stops sending."""
-    keep, _held = sendable(unit.text, final=True)
+    `link_marker` (already escaped for Markdown), from where a stream stops sending
+    (`hold`: what else a stream holds back, `engine.rendered`)."""
+    keep, _held = sendable(unit.text, final=True, hold=hold)
     rest = _OPENERS.sub(lambda m: "&lt;" if m.group() == "<" else "\\[", unit.text[keep:])
     rest = _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), rest)
     return unit.text[:keep] + rest

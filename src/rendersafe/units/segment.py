@@ -13,7 +13,8 @@ soon as it ends.
 A unit that grows past `limit` characters is cut anyway (a forced cut): at the last
 line start in its second half, else the last space or tab there, else at `limit`.
 Every cut depends only on the text, never on how it arrived, so one-shot and
-streaming cut alike.
+streaming cut alike. A fence the policy renders (`hold`) makes its unit one to cut
+too, so a stream holding it sends it as soon as it closes.
 """
 
 from __future__ import annotations
@@ -57,10 +58,14 @@ class Segmenter:
     segmenter = Segmenter(limit=8192)
     units = segmenter.push("Some text\\n\\nMore")   # the units this completed
     units += segmenter.finish()                      # and the last one
+
+    `hold` finds what else makes a unit one to cut: a rendered fence's opening line
+    (`engine.rendered`).
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, hold: re.Pattern[str] | None = None) -> None:
         self.limit = limit
+        self._hold = hold
         self._state = OpenBlocks()
         self._lines: list[str] = []  # the current unit's complete lines
         self._length = 0  # their total length
@@ -162,7 +167,7 @@ class Segmenter:
         if end > pos:
             self._lines.append(text[pos:end])
             self._length += end - pos
-            self._risky = self._risky or _risky(text, pos, end)
+            self._risky = self._risky or self._risky_in(text, pos, end)
         return end
 
     def _take_lines(self, text: str, pos: int, found: re.Match[str] | None) -> int:
@@ -200,7 +205,7 @@ class Segmenter:
         self._head_decided = False
         self._lines.append(line)
         self._length += len(line)
-        self._risky = self._risky or _risky(line)
+        self._risky = self._risky or self._risky_in(line, 0, len(line))
         state = self._state
         # What `context()` is made of: only when it changed can the context have.
         opened = (state.fence, state.raw, state.raw_depth)
@@ -241,7 +246,7 @@ class Segmenter:
         self._length, self._line = tail, rest[tail:]
         # A rest still over the limit is cut again at once (its flag is never read):
         # judging it each time rescanned the whole reply at every forced cut.
-        self._risky = len(rest) > self.limit or _risky(rest, 0, tail)
+        self._risky = len(rest) > self.limit or self._risky_in(rest, 0, tail)
         return unit
 
     def _context(self) -> str:
@@ -254,6 +259,13 @@ class Segmenter:
                 break
             context = changed
         return context
+
+    def _risky_in(self, text: str, start: int, end: int) -> bool:
+        """Could text[start:end] hold a construct a renderer fetches or links, or a
+        fence the policy renders?"""
+        if _risky(text, start, end):
+            return True
+        return self._hold is not None and self._hold.search(text, start, end) is not None
 
     def _cut(self) -> Unit:
         unit = Unit(self._start, "".join(self._lines), False, self._prefix)

@@ -3,12 +3,13 @@
 One pass reads the unit in this order, each step taking what the steps before it
 returned:
 
-    parse (markdown-it-py) -> mark_regions -> index_brackets -> walk -> backstop
-                              code, HTML,     pairs, labels     the       other
-                              definitions     images used       Markdown  renderers'
-                                                                 rules     readings
+    parse (markdown-it-py) -> mark_regions -> index_brackets -> walk -> backstop -> second_line
+                              code, HTML,     pairs, labels     the       other       no renderer:
+                              definitions     images used       Markdown  renderers'  what could
+                                                                 rules     readings    fetch or run
 
-and splices the edits into the original text. When anything changed, the output
+and splices the edits into the original text (the second line reads only a text the
+rules before it left unchanged, `guard`). When anything changed, the output
 is checked again until a pass finds nothing (a fixpoint), then as a run over the
 output would read it: cut again, and ending where the unit's text ended
 (`structure`), so that sanitising the output changes nothing. A unit that does not
@@ -19,6 +20,7 @@ folded with the other. One-shot and streaming both go through here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -32,6 +34,7 @@ from ..engine.state import Compiled, Pass
 from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
+from ..guard import may_change, second_line
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
@@ -81,9 +84,9 @@ class _Reading:
     in_context: bool = True  # read inside what the text before leaves open
 
 
-def _keeps_what_streams_send(original: str, output: str) -> bool:
+def _keeps_what_streams_send(original: str, output: str, hold: re.Pattern[str] | None) -> bool:
     """Does `output` start with what a stream may send of `original` before it ends?"""
-    keep, _held = sendable(original, final=True)
+    keep, _held = sendable(original, final=True, hold=hold)
     return output.startswith(original[:keep])
 
 
@@ -117,9 +120,14 @@ class UnitSanitizer:
         if prefix != unit.prefix:
             unit = replace(unit, prefix=prefix)
         eligible = not (unit.forced or unit.prefix or carry.after_forced_cut)
+        hold = self.rules.rendered.hold
+        if eligible and hold is not None and hold.search(unit.text) is not None:
+            eligible = False  # a rendered fence: only the pass judges what it holds
         if eligible and (self.fast_path or fast.prescans(self.rules.judge)):
             delta = fast.certified(unit.text, carry, self.rules.judge)
-            if delta is not None and self.fast_path:
+            # A certified unit holds no tag with attributes, image, destination or
+            # definition; the second line could still take an attribute list's brace.
+            if delta is not None and self.fast_path and not may_change(unit.text):
                 sent.record(unit, unit.text)
                 return Settled(unit.text, (), carry.after(delta, unit.text, False))
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
@@ -127,7 +135,9 @@ class UnitSanitizer:
         if current.text != unit.text and not unit.forced and not unit.prefix:
             again = self._as_read_again(unit, carry, first, current, findings, context=context)
             current, findings = again
-        if current.text != unit.text and not _keeps_what_streams_send(unit.text, current.text):
+        if current.text != unit.text and not _keeps_what_streams_send(
+            unit.text, current.text, hold
+        ):
             # An edit reached text a stream sends before the unit ends (a block replaced
             # whole when a construct cannot be placed): that text stays, the rest is
             # neutralised, so a stream never has to take back what it sent.
@@ -167,13 +177,14 @@ class UnitSanitizer:
         """The output as a run over it reads it: cut where that run cuts, each piece
         settled, and ending where `unit` ended (`structure`); neutralised when that
         does not settle either. `current` was read whole and nothing was found."""
-        keep, _held = sendable(unit.text, final=True)
+        hold = self.rules.rendered.hold
+        keep, _held = sendable(unit.text, final=True, hold=hold)
         in_pieces = False
         for attempt in range(MAX_PASSES + 1):
             restored = restore(unit.text, current.text, keep)
             if restored is None:
                 break
-            pieces = split(restored, self.policy.max_hold_chars)
+            pieces = split(restored, self.policy.max_hold_chars, hold)
             if pieces is None:
                 return current, findings  # past the hold limit
             settled = restored == current.text and not current.findings
@@ -206,7 +217,7 @@ class UnitSanitizer:
     def _neutralised(
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
     ) -> tuple[_Outcome, list[Finding]]:
-        text = neutralise_unit(unit, self.rules.markers.link)
+        text = neutralise_unit(unit, self.rules.markers.link, self.rules.rendered.hold)
         # One more pass reads what the neutralised text leaves for the next unit.
         outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
         construct = first.findings[0].kind if first.findings else Construct.HTML
@@ -277,6 +288,7 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
+        second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
 

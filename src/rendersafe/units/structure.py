@@ -33,9 +33,10 @@ _OPEN_TAG = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
 _LINE_START_TAG = re.compile(r" {0,3}<")
 
 
-def split(text: str, limit: int) -> list[str] | None:
-    """`text` cut into units as a run over it would cut it (None: a forced cut)."""
-    segmenter = Segmenter(limit)
+def split(text: str, limit: int, hold: re.Pattern[str] | None = None) -> list[str] | None:
+    """`text` cut into units as a run over it would cut it (None: a forced cut);
+    `hold` as the run's segmenter has it (`Segmenter`)."""
+    segmenter = Segmenter(limit, hold)
     units = segmenter.push(text) + segmenter.finish()
     if any(unit.forced or unit.prefix for unit in units):
         return None

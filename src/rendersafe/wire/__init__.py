@@ -5,6 +5,8 @@
     out += codec.close()                      # at the end of the body
 
 Every codec raises `FormatError` when the body is not what it claims to be.
+`sniff` reads a body of no useful content type by what its first bytes are
+(`wire.sniff`); `wire.charset` turns a body of another charset into UTF-8 first.
 `codec.reach(data, final=...)` bounds, cheaply and before the feed, how much text a feed
 of `data` can hand its streams and how many line ends it can hold (`ENDS`: it may end a
 text, which settles it whole): what the middleware reads to keep a heavy feed off the
@@ -20,15 +22,16 @@ from typing import Protocol
 from ..errors import FormatError
 from .json_body import JsonCodec
 from .ndjson import NdjsonCodec
+from .sniff import SniffCodec
 from .sse_codec import DIALECTS, SseCodec
 from .text_body import TextCodec
 from .text_streams import ENDS, Report, Texts
 
 __all__ = ["ENDS", "FORMATS", "Codec", "Report", "Texts", "codec_for", "format_of"]
 
-# What a format can be pinned to: a family (its dialect found from the body) or one
-# SSE dialect.
-FORMATS = frozenset({"sse", "ndjson", "json", "text", *DIALECTS})
+# What a format can be pinned to: a family (its dialect found from the body), one SSE
+# dialect, or `sniff` (whatever the first bytes say, the content type unread).
+FORMATS = frozenset({"sse", "ndjson", "json", "text", "sniff", *DIALECTS})
 
 _NDJSON_TYPES = (
     "application/x-ndjson",
@@ -107,4 +110,10 @@ def codec_for(
         return JsonCodec(texts, paths=json_paths, limit=json_limit)
     if fmt == "text":
         return TextCodec(texts, charset or "utf-8")
+    if fmt == "sniff":
+        return SniffCodec(
+            lambda found: codec_for(
+                found, texts, charset=charset, json_paths=json_paths, json_limit=json_limit
+            )
+        )
     raise FormatError(f"no codec reads format {fmt!r}")

@@ -1,8 +1,14 @@
-"""Content codings: gzip and deflate bodies are inflated; any other is refused."""
+"""Content codings: gzip and deflate bodies are inflated; any other is refused.
+
+A body coded twice (`gzip, gzip`, or two `Content-Encoding` headers) is refused on
+purpose: a client undoes every coding it is told of, so reading only one of them would
+judge bytes no client renders.
+"""
 
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 
 from ..errors import FormatError
 from .error_text import safe_name
@@ -55,13 +61,23 @@ class Inflater:
         return zlib.MAX_WBITS if zlib_header else -zlib.MAX_WBITS
 
 
-def inflater_for(coding: str | None) -> Inflater | None:
-    """None for an identity body; an `Inflater` for gzip and deflate; else refuse."""
-    name = (coding or "identity").strip().lower()
-    if name in ("identity", ""):
+def inflater_for(coding: str | Iterable[str] | None) -> Inflater | None:
+    """None for an identity body; an `Inflater` for gzip and deflate; else refuse.
+    `coding` is one `Content-Encoding` value or every one the response has."""
+    values = [coding] if coding is None or isinstance(coding, str) else list(coding)
+    names = [
+        name.strip().lower()
+        for value in values
+        for name in (value or "").split(",")
+        if name.strip().lower() not in ("identity", "")
+    ]
+    if len(names) > 1:
+        shown = ", ".join(safe_name(name) for name in names[:4])
+        raise FormatError(f"a body coded more than once ({shown}) is not read; send one coding")
+    if not names:
         return None
-    if name in ("gzip", "x-gzip", "deflate"):
-        return Inflater(name)
+    if names[0] in ("gzip", "x-gzip", "deflate"):
+        return Inflater(names[0])
     raise FormatError(
-        f"content-encoding {safe_name(name)} cannot be decoded (gzip and deflate can)"
+        f"content-encoding {safe_name(names[0])} cannot be decoded (gzip and deflate can)"
     )

@@ -4,6 +4,9 @@ The dialect is pinned by the caller or found from the first event with data:
 OpenAI chunks carry `choices`, Responses events a `response.*` type, Anthropic and
 the AI SDK their own event types, and data that is not JSON is the text itself.
 An event of JSON that no dialect knows fails the response: its text cannot be found.
+So does a line that is no SSE field (`data`, `event`, `id`, `retry`, or a `:` comment):
+an `EventSource` ignores it, but a client that reads the body another way (NDJSON, JSON
+or Markdown sent as an event stream) would render it unread.
 """
 
 from __future__ import annotations
@@ -149,6 +152,11 @@ class SseCodec:
         return "".join([out.encode() for event in events for out in self._event(event)]).encode()
 
     def _event(self, event: SseEvent) -> list[SseEvent]:
+        if not _fields_known(event.lines):
+            raise FormatError(
+                f"event {self._events + 1}: a line that is no SSE field "
+                "(data, event, id, retry or a comment): the body is not an event stream"
+            )
         text = event.data
         if text is None:
             return [event]  # comments, keep-alives, `retry:`
@@ -168,6 +176,16 @@ class SseCodec:
             # Text first, then a provider's events: a client would render those.
             raise FormatError("a provider's JSON events after plain text events")
         return self._dialect.event(event, data)
+
+
+_FIELDS = frozenset({"data", "event", "id", "retry"})
+
+
+def _fields_known(lines: list[str]) -> bool:
+    """Is every line a field an event stream has, or a comment?"""
+    if len(lines) == 1 and lines[0].startswith("data:"):
+        return True  # the usual event
+    return all(line.startswith(":") or line.partition(":")[0] in _FIELDS for line in lines)
 
 
 _NOT_JSON: Any = object()

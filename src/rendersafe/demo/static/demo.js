@@ -17,6 +17,10 @@ async function load() {
     fetch("/demo/conversation").then((r) => r.json()),
   ]);
   $("attacker-origin").textContent = "(" + info.attacker + ")";
+  if (underCsp) {
+    $("csp-header").hidden = false;
+    $("csp-header").querySelector("code").textContent = info.csp;
+  }
   const conversation = $("conversation");
   conversation.className = "";
   conversation.replaceChildren(...messages.map((m) => {
@@ -185,6 +189,11 @@ function compare(mode, scenario, seen, found) {
   box.querySelector("span").textContent = `${scenario} reply: the attacker received `
     + `${seen.length} requests (${leaked} with the key); ${found.length} audit records.`;
 }
+
+// `/csp/` is this page sent with the Content-Security-Policy header of the policy.
+const underCsp = location.pathname.startsWith("/csp");
+$("csp").checked = underCsp;
+$("csp").addEventListener("change", () => { location.href = $("csp").checked ? "/csp/" : "/"; });
 
 const ready = load();
 setInterval(() => { if (document.body.dataset.state === "streaming") pollAttacker(); }, 400);

@@ -1,0 +1,298 @@
+"""The Markdown openers that could fetch or run something, read without a renderer.
+
+- an image opener (`![`, invisibles allowed between): every renderer's image starts
+  with one, and takes its URL from a destination slot (`](`) or a label (`[...]`)
+  after it, before the paragraph ends. Unless the pass judged and kept it and it is
+  written so that every renderer reads the same image (`CANONICAL`), it is escaped
+  when any such slot or label holds a URL the policy does not let an image fetch;
+- a destination slot (`](`) or a reference definition (`]:`) with a `[` before it in
+  its paragraph, whose URL, in any reading a renderer hands to the browser (escapes
+  and references decoded, line breaks inside it), is a script URL; a definition an
+  image may use, whose URL an image may not fetch;
+- an autolink (`<scheme:...>`) to a script URL;
+- python-markdown's attribute lists (`{: onclick=... }`, `{: src=... }`), which set
+  any attribute on the element before them.
+
+Where renderers disagree on what a construct is, the reading that exposes the most
+is the one judged. Every slot and label is judged once, so the cost is linear.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
+
+from ..findings import Construct, Reason
+from ..markdown.labels import label_keys
+from ..urls import INVISIBLE
+from .schemes import markdown_readings, script_url
+
+__all__ = ["CANONICAL", "Opener", "Slots", "attribute_lists", "autolinks", "images"]
+
+_IMAGE = re.compile(r"!" + INVISIBLE.pattern + r"*\[")
+# What every renderer reads as the same image: no brackets, backticks, angle
+# brackets, escapes or character references in it, one line, a plain destination
+# (an `&` only where it starts no reference), a plain title.
+_PLAIN = r"[^\[\]\\`<>&\r\n]*"
+_URL = r"""(?:[^\s()<>\\`"'&\[\]]|&(?!#?\w+;))+"""
+CANONICAL = re.compile(
+    rf"""!\[{_PLAIN}\](?:\({_URL}(?: "[^"\\`<>&\r\n]*")?\)|\[{_PLAIN}\]|(?![(\[]))"""
+)
+_SLOT = re.compile(r"\](?:\(|:)")
+_AFTER_SLOT = re.compile(r"[ \t]*\n?[ \t]*<?")
+_LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
+# What may stand before a definition's `[` on its line: indentation and the markers
+# of block quotes and list items.
+_MARKERS = " \t>-*+.)0123456789"
+_SPACE = re.compile(r"[ \t]")
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
+# An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
+_ALT_END = re.compile(r"[^\[\]`<\\]*\]")
+_OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
+_AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
+_BRACE = re.compile(r"\{")
+_LIST_NAME = re.compile(r"(?<![\w:.-])([A-Za-z_:][\w:.-]*)[ \t]*=")
+_SET_ATTRIBUTES = frozenset(
+    {
+        "src",
+        "srcset",
+        "href",
+        "style",
+        "poster",
+        "background",
+        "data",
+        "action",
+        "formaction",
+        "xlink:href",
+        "srcdoc",
+        "lowsrc",
+        "dynsrc",
+    }
+)
+
+Skip = Callable[[int], bool]
+Reasons = tuple[Reason, ...]
+ImageFetches = Callable[[str], Reasons]
+LabelFetches = Callable[[frozenset[str]], Reasons]
+
+
+@dataclass(frozen=True, slots=True)
+class Opener:
+    """One character to escape so that nothing can start at it, and why."""
+
+    at: int
+    replacement: str
+    construct: Construct
+    reasons: Reasons
+    detail: str
+
+
+def escaped(text: str, pos: int) -> bool:
+    """Is the character at `pos` backslash-escaped (an odd run of `\\` before it)?"""
+    run = pos
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    return (pos - run) % 2 == 1
+
+
+class Slots:
+    """The destination slots, definitions, labels and paragraphs of one text, each
+    judged once, asked about by offset."""
+
+    def __init__(
+        self, text: str, skip: Skip, fetches: ImageFetches, labels: LabelFetches | None
+    ) -> None:
+        self.text = text
+        self.blanks = [m.start() for m in _BLANK_LINE.finditer(text)]
+        self.brackets = [m.end() - 1 for m in _OPEN_BRACKET.finditer(text)]
+        # (offset of `]`, is a definition, the text after it a URL starts with)
+        self.slots: list[tuple[int, bool, str]] = []
+        for match in _SLOT.finditer(text):
+            close, definition = match.start(), match.group().endswith(":")
+            if skip(close) or escaped(text, close) or not self.opened(close):
+                continue
+            start = _AFTER_SLOT.match(text, match.end()).end()  # type: ignore[union-attr]
+            raw = text[start : start + 512]
+            if not definition or (raw.strip() and self._line_start(close)):
+                self.slots.append((close, definition, raw))
+        self._fetches = fetches
+        self._labels = labels
+        self._bad_sources: list[int] | None = None
+
+    def paragraph_end(self, pos: int) -> int:
+        """Where the paragraph holding `pos` ends, as far as any renderer reads it."""
+        i = bisect.bisect_right(self.blanks, pos)
+        return self.blanks[i] if i < len(self.blanks) else len(self.text)
+
+    def opened(self, close: int) -> bool:
+        """Is there a `[` before `close` in its paragraph?"""
+        i = bisect.bisect_left(self.brackets, close) - 1
+        if i < 0:
+            return False
+        j = bisect.bisect_right(self.blanks, self.brackets[i])
+        return j >= len(self.blanks) or self.blanks[j] > close
+
+    def _line_start(self, close: int) -> bool:
+        """Does the label whose `]` is at `close` start a line's content (after
+        container markers) or follow a tag, as a definition's must?"""
+        opening = self.brackets[bisect.bisect_left(self.brackets, close) - 1]
+        before = self.text[self.text.rfind("\n", 0, opening) + 1 : opening].rstrip(" \t")
+        return not before.lstrip(_MARKERS) or before.endswith(">")
+
+    @staticmethod
+    def _complete(raw: str) -> bool:
+        """Does a definition's line end after its destination, or go on with a title?
+        (Else it defines something only in a prefix cut after the destination.)"""
+        line = raw.split("\n", 1)[0].split(None, 1)
+        return bool(line) and (len(line) == 1 or line[1][0] in "\"'(")
+
+    def image_may_fetch(self, bang: int, end: int) -> bool:
+        """Could the image opened at `bang`, whose sources lie before `end`, take a
+        URL the policy does not allow?"""
+        bad = self._bad_image_sources()
+        i = bisect.bisect_right(bad, bang)
+        return i < len(bad) and bad[i] < min(end, self.paragraph_end(bang))
+
+    def _bad_image_sources(self) -> list[int]:
+        """Offsets of the inline slots and labels an image may not take, in order."""
+        if self._bad_sources is None:
+            bad = [c for c, defines, raw in self.slots if not defines and self._bad_slot(raw)]
+            if self._labels is not None:
+                labels = self._labels
+                bad += [
+                    m.start() for m in _LABEL.finditer(self.text) if labels(label_keys(m.group(1)))
+                ]
+            self._bad_sources = sorted(bad)
+        return self._bad_sources
+
+    def _bad_slot(self, raw: str) -> bool:
+        return bool(_fetch_reasons(raw, self._fetches))
+
+    def openers(self, image_uses: Mapping[str, int]) -> Iterator[Opener]:
+        """Every `](` and `]:` whose URL runs a script, and every `]:` an image may use
+        whose URL it may not fetch: their `]` escaped. A definition an image used
+        before it defines its label in the prefix cut after its destination, whatever
+        follows on its line."""
+        for close, definition, raw in self.slots:
+            construct = Construct.REFERENCE_DEFINITION if definition else Construct.LINK
+            readings = markdown_readings(raw if not definition else raw.split(None, 1)[0])
+            if any(script_url(_up_to_end(r)) for r in readings):
+                yield Opener(close, "\\]", construct, (Reason.SCHEME_NOT_ALLOWED,), "script URL")
+                continue
+            if not definition:
+                continue
+            used = self._first_image_use(close, image_uses)
+            if used is None or (used > close and not self._complete(raw)):
+                continue
+            reasons = _fetch_reasons(raw, self._fetches, definition=True)
+            if reasons:
+                yield Opener(close, "\\]", construct, reasons, "definition an image may use")
+
+    def _first_image_use(self, close: int, image_uses: Mapping[str, int]) -> int | None:
+        """Where an image first uses the label whose `]` is at `close` (-1: an earlier
+        unit; None: no image does)."""
+        if not image_uses:
+            return None
+        i = bisect.bisect_left(self.brackets, close) - 1
+        label = self.text[self.brackets[i] + 1 : close]
+        uses = [image_uses[key] for key in label_keys(label) if key in image_uses]
+        return min(uses) if uses else None
+
+
+def _up_to_end(raw: str) -> str:
+    """A destination as the most generous renderer ends it: at `)` or `>`, or at a
+    blank line (python-markdown takes line breaks into a destination)."""
+    end = len(raw)
+    for stop in (")", ">", "\n\n"):
+        at = raw.find(stop)
+        if at >= 0:
+            end = min(end, at)
+    return raw[:end]
+
+
+def _fetch_reasons(raw: str, fetches: ImageFetches, *, definition: bool = False) -> Reasons:
+    """Why an image may not fetch the URL `raw` starts with, in any reading: up to
+    white space, or (python-markdown's inline destinations) up to a space, its line
+    breaks taken out by the browser."""
+    for reading in markdown_readings(_up_to_end(raw)):
+        stripped = reading.strip()
+        if not stripped:
+            continue
+        urls = {stripped.split(None, 1)[0]}
+        if not definition:
+            urls.add(_SPACE.split(stripped, 1)[0])
+        for url in urls:
+            reasons = fetches(url)
+            if reasons:
+                return reasons
+    return ()
+
+
+def images(
+    text: str, skip: Skip, kept: Collection[tuple[int, int]], slots: Slots
+) -> Iterator[Opener]:
+    """Every image opener that could fetch a URL the policy does not allow, unless the
+    pass kept it and every renderer reads it alike: its `[` escaped."""
+    keep = {start for start, end in kept if CANONICAL.fullmatch(text, start, end)}
+    for match in _IMAGE.finditer(text):
+        bang, bracket = match.start(), match.end() - 1
+        if bang in keep or skip(bracket) or escaped(text, bang):
+            continue
+        if slots.image_may_fetch(bang, _sources_end(text, bracket)):
+            reason = Reason.IMAGE_HOST_NOT_ALLOWED
+            yield Opener(bracket, "\\[", Construct.IMAGE, (reason,), "image not judged")
+
+
+def _sources_end(text: str, bracket: int) -> int:
+    """Where the sources of the image whose `[` is at `bracket` end: right after its
+    `]` and a label or destination's opener (one white space between, as
+    python-markdown allows), when nothing between could hide that `]` from a
+    renderer or nest in it (a bracket, a backtick, a tag); else the text's end."""
+    close = _ALT_END.match(text, bracket + 1)
+    return close.end() + 2 if close is not None else len(text)
+
+
+def autolinks(text: str, skip: Skip) -> Iterator[Opener]:
+    """Every autolink to a script URL: its `<` escaped."""
+    for match in _AUTOLINK.finditer(text):
+        pos = match.start()
+        if skip(pos):
+            continue
+        if any(script_url(r) for r in markdown_readings(match.group(1))):
+            reasons = (Reason.SCHEME_NOT_ALLOWED,)
+            yield Opener(pos, "&lt;", Construct.AUTOLINK, reasons, "script URL")
+
+
+def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
+    """Every attribute list that sets an event handler or a URL: every `}` that could
+    close it escaped (the `{` may have been sent already; what follows an attribute
+    name is held, `engine.triggers.OPENER`)."""
+    done = -1
+    for match in _BRACE.finditer(text):
+        pos = match.start()
+        if pos < done or skip(pos) or escaped(text, pos):
+            continue
+        line_end = text.find("\n", pos)
+        line_end = len(text) if line_end < 0 else line_end
+        close = _unescaped(text, "}", pos, line_end)
+        if close < 0:
+            continue
+        names = {n.lower() for n in _LIST_NAME.findall(text, pos + 1, close)}
+        if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
+            continue
+        reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
+        while close >= 0:
+            if not skip(close):
+                yield Opener(close, "\\}", Construct.HTML, reasons, "attribute list")
+            close = _unescaped(text, "}", close + 1, line_end)
+        done = line_end
+
+
+def _unescaped(text: str, char: str, start: int, end: int) -> int:
+    """The first `char` in text[start:end] no backslash escapes, or -1."""
+    at = text.find(char, start, end)
+    while at >= 0 and escaped(text, at):
+        at = text.find(char, at + 1, end)
+    return at

