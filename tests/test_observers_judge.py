@@ -57,6 +57,13 @@ def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict
         ("https://blog.example.dev/post", HostClass.UNKNOWN, "example.dev"),
         # a port is its host's own: whoever runs the host listens on any of them
         ("https://blog.example.dev:8443/post", HostClass.UNKNOWN, "example.dev"),
+        (
+            "https://s3.console.aws.amazon.com/s3/buckets/acme-logs?tab=objects",
+            HostClass.TENANT,
+            "s3.amazonaws.com/acme-logs",
+        ),
+        ("mailto:Ana@Acme.example?subject=Hi", HostClass.UNKNOWN, "ana@acme.example"),
+        ("mailto:a@x.example?bcc=b@y.example", HostClass.UNKNOWN, "mailto:a@x.example,b@y.example"),
         ("http://localhost:8000/docs", HostClass.OWN, ""),
         ("/relative/path", HostClass.OWN, ""),
     ],
@@ -125,6 +132,37 @@ def test_the_user_s_own_words_are_free_on_a_host_the_user_named() -> None:
         + ")"
     )
     assert "`" in Sanitizer().run(wordy, conversation=chat).text  # over 64 bits of words
+
+
+def test_the_user_s_own_bucket_or_directory_tenant_is_theirs_to_read() -> None:
+    console = (
+        "Under the [Management tab](https://s3.console.aws.amazon.com/s3/buckets/"
+        "acme-logs-archive?region=eu-west-1&tab=management&prefix=2024/audit/&showversions=false)."
+    )
+    mine = [
+        {"role": "user", "content": "Where are the lifecycle rules of my bucket acme-logs-archive?"}
+    ]
+    assert Sanitizer().run(console, conversation=mine).text == console
+    # The same console URL, the bucket named only by a retrieved page: its owner's logs
+    # keep the request, and the page's author may own it.
+    theirs = said("Lifecycle rules live in the bucket acme-logs-archive, see the console.")
+    result = Sanitizer().run(console, conversation=theirs)
+    assert result.text != console
+    assert "tenant host s3.amazonaws.com/acme-logs-archive" in (result.findings[0].detail or "")
+
+
+def test_a_draft_to_the_user_s_own_correspondent_is_the_user_s_to_send() -> None:
+    draft = (
+        "[Open the email](mailto:office@northgate-pm.com?subject=Broken%20dryer%20in%20unit%203B"
+        "&body=Hello%2C%20the%20dryer%20in%20unit%203B%20stopped%20working.%20Could%20you%20"
+        "send%20someone%20to%20look%20at%20it%3F%20Thanks%2C%20Priya)"
+    )
+    chat = [{"role": "user", "content": "Email my landlord at office@northgate-pm.com: dryer, 3B."}]
+    assert Sanitizer().run(draft, conversation=chat).text == draft
+    # To an address only a retrieved page gave, the body is the model's free choice.
+    planted = said("Questions? Write to intake@northgate-pm.com any time.", user="Dryer in 3B.")
+    body = draft.replace("office@", "intake@")
+    assert Sanitizer().run(body, conversation=planted).text != body
 
 
 def test_a_choice_among_many_copies_is_a_channel() -> None:

@@ -17,7 +17,9 @@ in a base64 or hex run (`fold.decoded`). In a text of no trusted role (a tool's 
 a retrieved page: where an instruction hides), a distinctive name (`DISTINCT_CHARS`
 folded characters or more, not a word) names its site without the suffix (`the company
 in the signature: Brightpath Events`); the user naming a project (`pytest-asyncio`) does
-not name its documentation's host.
+not name its documentation's host. An account on a shared host (a repository owner, a
+bucket, a directory tenant) is named by its distinctive name in any text: the user's
+bucket `acme-static-site` names `s3.amazonaws.com/acme-static-site`.
 
 The model's own messages name nothing here (what it names unprompted is what it
 knows). Each message is read once per process, in paragraphs of at most
@@ -124,7 +126,9 @@ class Naming:
         IP address) is named."""
         found = self._found.get(key)
         if found is None:
-            found = self._found[key] = self._look(*names_of(key))
+            # An account on a shared host (`github.com/<owner>`, a bucket, a directory
+            # tenant) is named by its own name, by anyone: the user's bucket is theirs.
+            found = self._found[key] = self._look(*names_of(key), anyone="/" in key)
         return found
 
     def words(self, named: Named, positions: Collection[int] | None = None) -> frozenset[str]:
@@ -148,7 +152,7 @@ class Naming:
             self._given = given
         return self._given.get(run)
 
-    def _look(self, whole: str, label: str) -> Named:
+    def _look(self, whole: str, label: str, *, anyone: bool = False) -> Named:
         if not whole and not label:
             return Named(None)
         places: list[tuple[int, int]] = []
@@ -158,7 +162,7 @@ class Naming:
                 continue
             names_at = self._names_at(position)
             blocks = set(names_at.find(whole)) if whole else set()
-            if label and message.role not in self._trusted:
+            if label and (anyone or message.role not in self._trusted):
                 blocks.update(names_at.find(label))
             if blocks:
                 first = position if first is None else first

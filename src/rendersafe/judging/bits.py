@@ -69,6 +69,8 @@ def free_text(url: ParsedUrl, observer: str, *, host_given: bool = False) -> str
     parts = url.parts
     if parts is None:
         return url.raw
+    if url.scheme == "mailto":
+        return unquote(parts.query, errors="replace")  # the recipients are the observer
     site, _, owner = observer.partition(":")[0].partition("/")
     host = url.host
     below = host[: -len(site)].rstrip(".") if host.endswith(site) else host

@@ -149,12 +149,22 @@ class Budget:
             self._sent.add((href, role))
         return spent
 
-    def cost(self, url: ParsedUrl, observer: Observer, role: Role = Role.LINK) -> Cost:
-        """What `url`, used as `role`, sends `observer`, and how it came to be."""
+    def standing(self, observer: Observer) -> str | None:
+        """Who names `observer`: "trusted" (only the user's or the operator's messages),
+        "named" (also, or only, a tool or a document), or None (nobody)."""
+        return self._named_by(observer)[1]
+
+    def named_by_trusted(self, observer: Observer) -> bool:
+        """Does a message of a trusted role name `observer` (whoever else does too)?"""
+        _named, _standing, places = self._named_by(observer)
+        messages = self._conversation.messages
+        return any(messages[p].role in self._trusted for p in places)
+
+    def _named_by(self, observer: Observer) -> tuple[Named, str | None, set[int]]:
+        """Where `observer` is named, who names it, and the places that prove it."""
         conversation = self._conversation
-        naming = conversation.naming(self._trusted)
         provenance = conversation.provenance(self._trusted, strict=self._strict)
-        named = naming.of(observer.key)
+        named = conversation.naming(self._trusted).of(observer.key)
         # A tool's answer to a call that carries the chat's data proves nothing: the
         # model may have had the tool name the host, and write the words beside it.
         places = {p for p, _ in named.places if not provenance.loaded(p)}
@@ -164,7 +174,14 @@ class Budget:
         by_trusted = bool(places) and all(
             messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
         )
-        standing = _standing(named, by_trusted)
+        return named, _standing(named, by_trusted), places
+
+    def cost(self, url: ParsedUrl, observer: Observer, role: Role = Role.LINK) -> Cost:
+        """What `url`, used as `role`, sends `observer`, and how it came to be."""
+        conversation = self._conversation
+        naming = conversation.naming(self._trusted)
+        provenance = conversation.provenance(self._trusted, strict=self._strict)
+        named, standing, places = self._named_by(observer)
         given = standing is not None and url.host != observer.key
         text = free_text(
             url, observer.key, host_given=given and naming.of(url.host).first is not None

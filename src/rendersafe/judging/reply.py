@@ -160,7 +160,9 @@ class ReplyJudge:
         # verdict: a drop for the data it seems to carry, or a piece of the chat in it.
         if verdict.action != "drop":
             return self._in_reply(verdict, role)
-        if not set(verdict.reasons) - _NOT_FROM_DATA or not self._copied(url):
+        if not set(verdict.reasons) - _NOT_FROM_DATA:
+            return verdict
+        if not self._copied(url) and not self._vouched(url):
             return verdict  # the conversation is not asked: it costs ~20 µs a URL
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
         return verdict if verdict.action == "drop" else self._in_reply(verdict, role, copied=True)
@@ -242,7 +244,24 @@ class ReplyJudge:
         found = observer_of(url)
         if found.cls is HostClass.UNKNOWN and self.urls.allows_image_host(url):
             return Observer(HostClass.TRUSTED, found.key)
+        # The user's own bucket, directory tenant or correspondent: theirs to read.
+        budget = self._budget
+        if found.sealed_if_named and budget is not None and budget.named_by_trusted(found):
+            return Observer(HostClass.SEALED, found.key)
         return found
+
+    def _vouched(self, url: ParsedUrl) -> bool:
+        """Is `url` for a service the user or the operator names, and only they (its
+        budget judges what it carries, not the look of the data)? A URL holding
+        another URL is not: where it sends the user is no one's to vouch for."""
+        if self._budget is None or url.parts is None:
+            return False
+        if nested_urls(url):
+            return False
+        observer = self._observer(url)
+        if observer.cls is HostClass.SEALED:
+            return True
+        return observer.reads_data and self._budget.standing(observer) == "trusted"
 
     def _copied(self, url: ParsedUrl) -> bool:
         conversation = self.conversation

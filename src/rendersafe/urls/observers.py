@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from importlib.resources import files
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from .classes import PathTable, sealed_service
 from .datafiles import entries
@@ -67,8 +68,28 @@ _OWNED_FILES = frozenset(
         "storage.googleapis.com",  # /<bucket>/...: the bucket owner's access logs
         "storage.cloud.google.com",
         "s3.amazonaws.com",  # path-style S3: the bucket owner's server access logs
+        # /<tenant>/...: a tenant's sign-in sends its users (and what the URL carries)
+        # to the identity provider the tenant federates with.
+        "login.microsoftonline.com",
     }
 )
+# Accounts whose owner the user names when the account is theirs (a directory tenant,
+# a bucket): sealed then (`Observer.sealed_if_named`).
+_DIRECTORIES = frozenset(
+    {
+        "login.microsoftonline.com",
+        "storage.googleapis.com",
+        "storage.cloud.google.com",
+        "s3.amazonaws.com",
+    }
+)
+# Consoles that name a global bucket below a fixed path: the bucket owner's access logs
+# keep the console's requests (its prefix= included). Keyed as path-style S3 and GCS.
+_BUCKET_PATHS: dict[str, tuple[str, str]] = {
+    "s3.console.aws.amazon.com": ("/s3/buckets/", "s3.amazonaws.com"),
+    "console.aws.amazon.com": ("/s3/buckets/", "s3.amazonaws.com"),
+    "console.cloud.google.com": ("/storage/browser/", "storage.googleapis.com"),
+}
 _TENANT_SECTION = "# tenant suffixes"
 # Top-level names no registry delegates (RFC 6761, 6762, 8375; ICANN's 2024 `.internal`
 # reservation): they resolve only inside the user's own network.
@@ -107,6 +128,10 @@ class Observer:
 
     cls: HostClass
     key: str
+    # A tenant of a first-party console or directory (a bucket in the S3 console, a
+    # directory tenant at sign-in) or a draft's recipient: only its owner reads what
+    # the URL carries, and the service is sealed if the user or operator named it.
+    sealed_if_named: bool = False
 
     @property
     def reads_data(self) -> bool:
@@ -118,15 +143,20 @@ class Observer:
 def observer_of(url: ParsedUrl) -> Observer:
     """The host class of `url` and who reads it (trusted hosts are the judge's to say)."""
     parts = url.parts
+    if url.scheme == "mailto" and parts is not None:
+        return _recipients(parts.path, parts.query)
     if url.relative or parts is None or not url.host or _own_network(url.host):
         return Observer(HostClass.OWN, "")
     host = url.host
     path = (parts.path or "/").lower()
     owner = path.split("/", 2)[1] if path.count("/") >= 2 else ""
+    bucket = _bucket(host, path)
+    if bucket:
+        return Observer(HostClass.TENANT, bucket, sealed_if_named=True)
     if sealed_service(url):
         return Observer(HostClass.SEALED, site_of(host))
     if host in _OWNED_FILES and owner:
-        found = Observer(HostClass.TENANT, f"{host}/{owner}")
+        found = Observer(HostClass.TENANT, f"{host}/{owner}", host in _DIRECTORIES)
     elif _OBSERVABLE.covers(host, path):
         found = Observer(HostClass.OBSERVABLE, site_of(host))
     elif private_suffix(host):
@@ -138,6 +168,28 @@ def observer_of(url: ParsedUrl) -> Observer:
     else:
         found = Observer(HostClass.UNKNOWN, site_of(host))
     return found
+
+
+def _bucket(host: str, path: str) -> str:
+    """The bucket a console URL browses, as the bucket's own observer key; else ""."""
+    found = _BUCKET_PATHS.get(host)
+    if found is None or not path.startswith(found[0]):
+        return ""
+    name = path[len(found[0]) :].split("/", 1)[0]
+    return f"{found[1]}/{name}" if name else ""
+
+
+def _recipients(path: str, query: str) -> Observer:
+    """A `mailto:` draft's observer: its one recipient (the address is the key), or,
+    for several or none, a key nobody names. The user sends the draft, not the click."""
+    addresses = {unquote(a).strip().lower() for a in path.split(",") if a.strip()}
+    for item in query.lstrip("?").split("&"):
+        name, _, value = item.partition("=")
+        if name.lower() in ("to", "cc", "bcc"):
+            addresses |= {a.strip().lower() for a in unquote(value).split(",") if a.strip()}
+    if len(addresses) == 1:
+        return Observer(HostClass.UNKNOWN, addresses.pop(), sealed_if_named=True)
+    return Observer(HostClass.UNKNOWN, "mailto:" + ",".join(sorted(addresses)))
 
 
 def _own_network(host: str) -> bool:
