@@ -24,6 +24,7 @@ wrote first. Four ways are told apart, each a bound, none a list of encodings:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Callable, Collection, Sequence
@@ -34,7 +35,7 @@ from ..urls.datafiles import words
 from ..urls.observers import site_of
 from .fold import decoded
 from .index import Corpus
-from .messages import MODEL_ROLES, Message
+from .messages import MEMO_CHARS, MODEL_ROLES, Message
 from .seen import bare_of
 
 __all__ = ["DECODED_CHARS", "ECHO_CHARS", "MADE_UP_CHARS", "Derived", "Provenance"]
@@ -69,13 +70,12 @@ class Provenance:
 
     __slots__ = (
         "_carries",
-        "_compact",
         "_copied",
         "_corpus",
-        "_echoes",
         "_given",
         "_loaded",
         "_messages",
+        "_model",
         "_model_sites",
         "_sites",
         "_strict",
@@ -97,8 +97,7 @@ class Provenance:
         self._corpus = corpus
         self._carries = carries  # does a text carry a piece another message gave first?
         self._copied = copied  # is a URL copied from a message the model did not write?
-        self._echoes: dict[str, int] | None = None
-        self._compact: dict[str, int] | None = None
+        self._model: _Written | None = None
         self._loaded: dict[int, tuple[str, ...]] = {}
         self._given: str | None = None
         self._sites: dict[str, int] | None = None
@@ -236,16 +235,15 @@ class Provenance:
         model wrote in a message before message `before`, case aside: the runs that hold
         a digit (an ID, a number, a code); a run of letters alone is the words of a
         topic, as any page about it has them."""
-        grams = self._model_grams()
+        written = self._written()
         marks = [False] * len(text)
-        if not grams:
+        if not written.text:
             return marks
         at = [i for i, c in enumerate(text) if c.isalnum()]
         compact = "".join(text[i] for i in at).lower()
         echoed = [False] * len(compact)
         for i in range(len(compact) - ECHO_CHARS + 1):
-            first = grams.get(compact[i : i + ECHO_CHARS])
-            if first is not None and first < before:
+            if written.before(compact[i : i + ECHO_CHARS], before):
                 echoed[i : i + ECHO_CHARS] = [True] * ECHO_CHARS
         for start, end in _runs(echoed):
             if any(c.isdigit() for c in compact[start:end]):
@@ -253,40 +251,69 @@ class Provenance:
                     marks[j] = True
         return marks
 
-    def _model_grams(self) -> dict[str, int]:
-        """Each run of `ECHO_CHARS` letters and digits the model wrote (the rest of its
-        text left out), and where it first did."""
-        if self._echoes is None:
-            self._echoes = self._grams(ECHO_CHARS)
-        return self._echoes
-
-    def _grams(self, size: int) -> dict[str, int]:
-        grams: dict[str, int] = {}
-        for position, message in enumerate(self._messages):
-            if message.role in MODEL_ROLES:
-                plain = "".join(c for c in message.text.lower() if c.isalnum())
-                for i in range(len(plain) - size + 1):
-                    grams.setdefault(plain[i : i + size], position)
-        return grams
+    def _written(self) -> _Written:
+        """The model's messages, their letters and digits only, searchable."""
+        if self._model is None:
+            self._model = _Written(
+                [(p, m.text) for p, m in enumerate(self._messages) if m.role in MODEL_ROLES]
+            )
+        return self._model
 
     def _encoded_echo(self, text: str, before: int) -> bool:
-        grams = self._compact_grams()
-        if not grams:
+        written = self._written()
+        if not written.text:
             return False
         for plain in decoded(text):
             compact = "".join(c for c in plain.lower() if c.isalnum())
             for i in range(len(compact) - DECODED_CHARS + 1):
-                first = grams.get(compact[i : i + DECODED_CHARS])
-                if first is not None and first < before:
+                if written.before(compact[i : i + DECODED_CHARS], before):
                     return True
         return False
 
-    def _compact_grams(self) -> dict[str, int]:
-        """Each run of `DECODED_CHARS` letters and digits the model wrote, and where it
-        first did."""
-        if self._compact is None:
-            self._compact = self._grams(DECODED_CHARS)
-        return self._compact
+
+class _Written:
+    """The model's messages as one text of their letters and digits (lower case), each
+    message's start kept: a run is found where the model first wrote it by searching
+    the text (a URL's few dozen runs against a conversation, not every run of the
+    conversation into a table)."""
+
+    __slots__ = ("positions", "starts", "text")
+
+    def __init__(self, messages: list[tuple[int, str]]) -> None:
+        parts: list[str] = []
+        self.starts: list[int] = []
+        self.positions: list[int] = []
+        size = 0
+        for position, text in messages:
+            plain = _plain(text)
+            self.starts.append(size)
+            self.positions.append(position)
+            parts.append(plain)
+            size += len(plain) + 1
+        self.text = "\0".join(parts)
+
+    def before(self, run: str, position: int) -> bool:
+        """Did the model write `run` whole in a message before message `position`?"""
+        found = self.text.find(run)
+        if found < 0:
+            return False
+        index = bisect.bisect_right(self.starts, found) - 1
+        return self.positions[index] < position
+
+
+def _plain(text: str) -> str:
+    """`text`'s letters and digits, lower case (once per process for a message of
+    ordinary size)."""
+    return _memo_plain(text) if len(text) <= MEMO_CHARS else _alnum(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _memo_plain(text: str) -> str:
+    return _alnum(text)
+
+
+def _alnum(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
 
 
 def _names_data(token: str, given: str) -> bool:
