@@ -11,6 +11,7 @@ deterministic: each builder walks `PEOPLE` from an offset given by its technique
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -251,9 +252,7 @@ def _acrostic(text: str) -> str:
 
 
 def _unacrostic(text: str) -> str:
-    return "".join(
-        str(DIGIT_WORDS.index(w)) if w in DIGIT_WORDS else w[0] for w in text.split("-")
-    )
+    return "".join(str(DIGIT_WORDS.index(w)) if w in DIGIT_WORDS else w[0] for w in text.split("-"))
 
 
 def _xor(text: str, key: int = 0x5A) -> str:
@@ -308,8 +307,6 @@ def tool_turn(
     name: str, arguments: dict[str, Any], output: str, call_id: str = "call_1"
 ) -> list[Message]:
     """The model's call to a tool and the tool's answer."""
-    import json
-
     return [
         {
             "role": "assistant",
