@@ -45,7 +45,11 @@ MODES = ("default", "strict")
 Case = dict[str, Any]
 
 
-SETS = {"1": ("attacks.jsonl", "honest.jsonl"), "2": ("attacks2.jsonl", "honest2.jsonl")}
+SETS = {
+    "1": ("attacks.jsonl", "honest.jsonl"),
+    "2": ("attacks2.jsonl", "honest2.jsonl"),
+    "3": ("attacks3.jsonl", "honest3.jsonl"),
+}
 
 
 def load(name: str | Path) -> list[Case]:

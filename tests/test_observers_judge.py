@@ -134,21 +134,24 @@ def test_the_user_s_own_words_are_free_on_a_host_the_user_named() -> None:
     assert "`" in Sanitizer().run(wordy, conversation=chat).text  # over 64 bits of words
 
 
-def test_the_user_s_own_bucket_or_directory_tenant_is_theirs_to_read() -> None:
+def test_a_bucket_is_its_own_observer_named_by_its_name() -> None:
     console = (
         "Under the [Management tab](https://s3.console.aws.amazon.com/s3/buckets/"
-        "acme-logs-archive?region=eu-west-1&tab=management&prefix=2024/audit/&showversions=false)."
+        "acme-logs-archive?tab=management)."
     )
     mine = [
         {"role": "user", "content": "Where are the lifecycle rules of my bucket acme-logs-archive?"}
     ]
     assert Sanitizer().run(console, conversation=mine).text == console
-    # The same console URL, the bucket named only by a retrieved page: its owner's logs
-    # keep the request, and the page's author may own it.
-    theirs = said("Lifecycle rules live in the bucket acme-logs-archive, see the console.")
-    result = Sanitizer().run(console, conversation=theirs)
-    assert result.text != console
+    # Its owner's access logs keep the console's requests: what the model composes for a
+    # bucket the user named is the named budget's, never unlimited.
+    prefix = console.replace("tab=management", "tab=objects&prefix=" + "-".join(["alpha"] * 9))
+    result = Sanitizer().run(prefix, conversation=mine)
+    assert result.text != prefix
     assert "tenant host s3.amazonaws.com/acme-logs-archive" in (result.findings[0].detail or "")
+    # Named only by a retrieved page: a tool's budget.
+    theirs = said("Lifecycle rules live in the bucket acme-logs-archive, see the console.")
+    assert Sanitizer().run(console, conversation=theirs).text != console
 
 
 def test_a_draft_to_the_user_s_own_correspondent_is_the_user_s_to_send() -> None:

@@ -45,6 +45,9 @@ DECODED_CHARS = 6
 MADE_UP_CHARS = 8
 GIVEN_CHARS = 3
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
+# A capital after a small letter past a word's first (not camelCase: `getElementById`
+# is code's), or two capitals before small letters (`BCmbs`): no word is cased so.
+_SCRAMBLED = re.compile(r"[A-Z]{2}[a-z]|[a-z][A-Z][A-Z]|[a-z][A-Z][a-z]*[A-Z][a-z]*[A-Z]")
 # The parts of a call's record that no one chose: its id and type.
 _CALL_WORDS = frozenset({"function", "tool_use", "call"})
 _ANSWERS = (Kind.RESULT, Kind.OTHER)
@@ -115,6 +118,10 @@ class Provenance:
             return Derived("an observable host, after the model wrote a URL")
         if self._encoded_echo(text, copied):
             return Derived("it echoes, encoded, what the model wrote")
+        if self._strict and self._calls_before(copied) and self._names_given(text):
+            # A tool computes what the model asks: a name the user gave, in a URL a tool
+            # wrote, may be one the model sent it in any spelling.
+            return Derived("it carries a name or a number a message gave")
         data = self.call_data(copied)
         if data:
             return Derived("it answers a call that carries the chat's data", data=data)
@@ -149,6 +156,20 @@ class Provenance:
             found = self._loaded[position] = tuple(dict.fromkeys(data))
         return found
 
+    def _names_given(self, text: str) -> bool:
+        """Does `text` hold a name or a number (3 digits or more) a message gave?"""
+        given = self._given_text()
+        compact = _compact_given(given)
+        return any(
+            _names_data(t, given) if t.isalpha() else (t.isdigit() and len(t) >= 3 and t in compact)
+            for t in _TOKEN.findall(text)
+        )
+
+    def calls_answered(self, position: int) -> list[str]:
+        """The texts of the model's calls (or, for another agent, its words) that message
+        `position` answers."""
+        return self._calls_before(position)
+
     def _calls_before(self, position: int) -> list[str]:
         """The texts of the model's that message `position` answers: its calls to tools
         since the last message neither a call nor a tool's, and for a message of no
@@ -177,7 +198,12 @@ class Provenance:
         given = self._given_text()
         for token in _TOKEN.findall(text):
             lower = token.lower()
-            if lower.isalpha() or lower in _CALL_WORDS:
+            if lower in _CALL_WORDS:
+                continue
+            if lower.isalpha():
+                # Letters in no word's case pattern (`BCmbsditusffu`): a code made up.
+                if len(lower) >= MADE_UP_CHARS and lower not in given and _SCRAMBLED.search(token):
+                    data.append(token)
                 continue
             if lower not in given and (len(lower) >= MADE_UP_CHARS or lower.isdigit()):
                 data.append(token)  # made up: a key the model reversed or shifted

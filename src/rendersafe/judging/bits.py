@@ -81,10 +81,21 @@ def free_text(url: ParsedUrl, observer: str, *, host_given: bool = False) -> str
     user = f"{parts.username}:{parts.password}@" if parts.username or parts.password else ""
     port = f":{parts.port}" if parts.port else ""
     path = parts.path
-    if owner and path.lower().startswith(f"/{owner}"):
-        path = path[len(owner) + 1 :]  # the account that reads it, not a choice
+    if owner:  # the account that reads it, where its service puts it: not a choice
+        path = _below_owner(path, owner)
     rest = path + parts.query + parts.fragment
     return unquote(f"{below}{user}{port}{rest}", errors="replace")
+
+
+def _below_owner(path: str, owner: str) -> str:
+    """`path` after the segment naming `owner` (`/<owner>/x`, a console's
+    `/s3/buckets/<owner>?tab=x`), or all of it where no segment does."""
+    segment = f"/{owner}"
+    at = path.lower().find(segment)
+    end = at + len(segment)
+    if at < 0 or (end < len(path) and path[end] not in "/;"):
+        return path
+    return path[end:]
 
 
 def tokens(text: str) -> list[tuple[int, int]]:

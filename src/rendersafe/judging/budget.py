@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, unquote
 
 from ..conversation import Conversation, Taint
-from ..conversation.messages import UNPROVEN_ROLES
+from ..conversation.messages import MODEL_ROLES, UNPROVEN_ROLES
 from ..conversation.naming import WORD, Named
 from ..conversation.provenance import Derived
 from ..conversation.seen import normal_url
@@ -66,6 +66,9 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 _TRUNCATED = "the conversation was not read whole"
+
+_CALL_URL = re.compile(r"https?://[^\s\"'<>\\]+", re.IGNORECASE)
+_EMBEDDED = re.compile(r"https?://\S*", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ class Budget:
         "_conversation",
         "_copies",
         "_earlier",
+        "_fetched",
         "_memory",
         "_named",
         "_policy",
@@ -123,6 +127,7 @@ class Budget:
         self._copies = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
         self._earlier: _Earlier | None = None
+        self._fetched: frozenset[str] | None = None
         self._words: frozenset[str] | None = None
 
     def admit(
@@ -143,7 +148,10 @@ class Budget:
         # A copy, derived or not, is a pick among the copies; a derived one also carries
         # what the tool may have computed from the model's call.
         spent = self._copy(url, observer, role, cost) if cost.how != "composed" else None
-        if spent is None and cost.how != "copy":
+        # A draft to the user's own correspondents: the user reads what it says, and
+        # sends it or not (the chat's data in it is still the chat's, above).
+        draft = url.scheme == "mailto" and cost.standing == "trusted" and not self._strict
+        if spent is None and cost.how != "copy" and not draft:
             spent = self._composed(observer, role, cost)
         if spent is None:
             self._sent.add((href, role))
@@ -154,14 +162,11 @@ class Budget:
         "named" (also, or only, a tool or a document), or None (nobody)."""
         return self._named_by(observer)[1]
 
-    def named_by_trusted(self, observer: Observer) -> bool:
-        """Does a message of a trusted role name `observer` (whoever else does too)?"""
-        _named, _standing, places = self._named_by(observer)
-        messages = self._conversation.messages
-        return any(messages[p].role in self._trusted for p in places)
-
     def _named_by(self, observer: Observer) -> tuple[Named, str | None, set[int]]:
-        """Where `observer` is named, who names it, and the places that prove it."""
+        """Where `observer` is named, who names it, and the places that prove it (for a
+        draft to several recipients: where the last of them is, each must be)."""
+        if observer.key.startswith("mailto:"):
+            return self._recipients_named(observer)
         conversation = self._conversation
         provenance = conversation.provenance(self._trusted, strict=self._strict)
         named = conversation.naming(self._trusted).of(observer.key)
@@ -174,7 +179,25 @@ class Budget:
         by_trusted = bool(places) and all(
             messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
         )
+        # A page the user named, fetched: its text is the host's own, and may instruct.
+        if by_trusted and observer.key in self._fetched_observers():
+            by_trusted = False
         return named, _standing(named, by_trusted), places
+
+    def _fetched_observers(self) -> frozenset[str]:
+        """The observers of the URLs the model's calls asked a tool to fetch, where the
+        tool answered (what it answered is that observer's text)."""
+        if self._fetched is None:
+            conversation = self._conversation
+            provenance = conversation.provenance(self._trusted, strict=self._strict)
+            found: set[str] = set()
+            for position, message in enumerate(conversation.messages):
+                if message.role in self._trusted or message.role in MODEL_ROLES:
+                    continue
+                for call in provenance.calls_answered(position):
+                    found.update(observer_of(parse_url(u)).key for u in _CALL_URL.findall(call))
+            self._fetched = frozenset(found)
+        return self._fetched
 
     def cost(self, url: ParsedUrl, observer: Observer, role: Role = Role.LINK) -> Cost:
         """What `url`, used as `role`, sends `observer`, and how it came to be."""
@@ -186,6 +209,9 @@ class Budget:
         text = free_text(
             url, observer.key, host_given=given and naming.of(url.host).first is not None
         )
+        # A URL inside it is a request of its own, judged as one (`ReplyJudge._spend`),
+        # with what follows it in this URL: a redirect passes that on.
+        text = _EMBEDDED.sub("/", text)
         copied = conversation.copied_at(url.href or "")
         if copied is not None:
             observable = observer.cls is HostClass.OBSERVABLE
@@ -256,6 +282,20 @@ class Budget:
             return f"an ID or number from message {conversation.messages[position].index} ({role})"
         return ""
 
+    def _recipients_named(self, observer: Observer) -> tuple[Named, str | None, set[int]]:
+        addresses = [a for a in observer.key.removeprefix("mailto:").split(",") if a]
+        found = [self._named_by(Observer(observer.cls, a)) for a in addresses]
+        if not found or any(named.first is None for named, _, _ in found):
+            return Named(None), None, set()
+        standing = "trusted" if all(s == "trusted" for _, s, _ in found) else "named"
+        places = set().union(*(p for _, _, p in found))
+        first = max(n.first for n, _, _ in found if n.first is not None)
+        return (
+            Named(first, tuple(sorted(pl for n, _, _ in found for pl in n.places))),
+            standing,
+            places,
+        )
+
     def _known(self, key: str, named: Named, places: set[int]) -> frozenset[str]:
         """What an observer already has: the words of the blocks that name it and of
         the URLs to it that the conversation gave (not in a tool's answer to a call
@@ -264,6 +304,9 @@ class Budget:
         # A text of no known author may be the model's own: it proves nothing known.
         proven = {p for p in places if conversation.messages[p].role not in UNPROVEN_ROLES}
         words = set(conversation.naming(self._trusted).words(named, proven))
+        owner = key.partition("/")[2]
+        if owner:  # an account has its own name (a bucket's, a directory tenant's ID)
+            words.update((owner, "".join(_ALNUM.findall(owner))))
         loaded = conversation.provenance(self._trusted, strict=self._strict).loaded
         for url, position in conversation.given_on().get(key, {}).items():
             if not loaded(position):

@@ -218,13 +218,14 @@ class ReplyJudge:
     def _spend(
         self, url: ParsedUrl, observer: Observer, role: Role, taint: Taint | None
     ) -> tuple[Spent, Observer] | None:
-        """Why the budget takes `url` out, and the observer it would reach, if it does:
-        for a URL that reaches no one who could read it, the URLs inside it (a sealed
-        service fetches them, or sends the user on) are judged as their own requests."""
+        """Why the budget takes `url` out, and the observer it would reach, if it does.
+        The URLs inside it (a service fetches them, or sends the user on, with what
+        follows them: a sign-in's `state`) are judged as their own requests."""
         assert self._budget is not None
         if observer.reads_data:
             spent = self._budget.admit(url, observer, role, taint)
-            return None if spent is None else (spent, observer)
+            if spent is not None:
+                return spent, observer
         for nested in nested_urls(url):
             inner = self._observer(nested)
             if not inner.reads_data:
@@ -244,10 +245,6 @@ class ReplyJudge:
         found = observer_of(url)
         if found.cls is HostClass.UNKNOWN and self.urls.allows_image_host(url):
             return Observer(HostClass.TRUSTED, found.key)
-        # The user's own bucket, directory tenant or correspondent: theirs to read.
-        budget = self._budget
-        if found.sealed_if_named and budget is not None and budget.named_by_trusted(found):
-            return Observer(HostClass.SEALED, found.key)
         return found
 
     def _vouched(self, url: ParsedUrl) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib.resources import files
@@ -71,16 +72,6 @@ _OWNED_FILES = frozenset(
         # /<tenant>/...: a tenant's sign-in sends its users (and what the URL carries)
         # to the identity provider the tenant federates with.
         "login.microsoftonline.com",
-    }
-)
-# Accounts whose owner the user names when the account is theirs (a directory tenant,
-# a bucket): sealed then (`Observer.sealed_if_named`).
-_DIRECTORIES = frozenset(
-    {
-        "login.microsoftonline.com",
-        "storage.googleapis.com",
-        "storage.cloud.google.com",
-        "s3.amazonaws.com",
     }
 )
 # Consoles that name a global bucket below a fixed path: the bucket owner's access logs
@@ -128,10 +119,6 @@ class Observer:
 
     cls: HostClass
     key: str
-    # A tenant of a first-party console or directory (a bucket in the S3 console, a
-    # directory tenant at sign-in) or a draft's recipient: only its owner reads what
-    # the URL carries, and the service is sealed if the user or operator named it.
-    sealed_if_named: bool = False
 
     @property
     def reads_data(self) -> bool:
@@ -152,11 +139,11 @@ def observer_of(url: ParsedUrl) -> Observer:
     owner = path.split("/", 2)[1] if path.count("/") >= 2 else ""
     bucket = _bucket(host, path)
     if bucket:
-        return Observer(HostClass.TENANT, bucket, sealed_if_named=True)
+        return Observer(HostClass.TENANT, bucket)
     if sealed_service(url):
         return Observer(HostClass.SEALED, site_of(host))
     if host in _OWNED_FILES and owner:
-        found = Observer(HostClass.TENANT, f"{host}/{owner}", host in _DIRECTORIES)
+        found = Observer(HostClass.TENANT, f"{host}/{owner}")
     elif _OBSERVABLE.covers(host, path):
         found = Observer(HostClass.OBSERVABLE, site_of(host))
     elif private_suffix(host):
@@ -175,7 +162,7 @@ def _bucket(host: str, path: str) -> str:
     found = _BUCKET_PATHS.get(host)
     if found is None or not path.startswith(found[0]):
         return ""
-    name = path[len(found[0]) :].split("/", 1)[0]
+    name = re.split(r"[/;]", path[len(found[0]) :], maxsplit=1)[0]
     return f"{found[1]}/{name}" if name else ""
 
 
@@ -188,7 +175,7 @@ def _recipients(path: str, query: str) -> Observer:
         if name.lower() in ("to", "cc", "bcc"):
             addresses |= {a.strip().lower() for a in unquote(value).split(",") if a.strip()}
     if len(addresses) == 1:
-        return Observer(HostClass.UNKNOWN, addresses.pop(), sealed_if_named=True)
+        return Observer(HostClass.UNKNOWN, addresses.pop())
     return Observer(HostClass.UNKNOWN, "mailto:" + ",".join(sorted(addresses)))
 
 
