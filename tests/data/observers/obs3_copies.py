@@ -185,7 +185,7 @@ def _respell(path: str, bits: list[int], escape: bool) -> str:
 
 
 def _read_bits(path: str, count: int) -> list[int]:
-    bits = []
+    bits: list[int] = []
     at = 0
     while at < len(path) and len(bits) < count:
         c = path[at]
