@@ -107,16 +107,27 @@ def test_long_open_tag_line_finishes() -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["[" * 30_000, "![[" * 10_000, "[](" * 30_000, '<a x="' * 20_000],
-    ids=lambda t: repr(t[:6]),
+    ("text", "also"),
+    [
+        ("[" * 30_000, set()),
+        ("![[" * 10_000, set()),
+        ("[](" * 30_000, set()),
+        ('<a x="' * 20_000, {Reason.MALFORMED_HTML}),
+    ],
+    ids=lambda t: repr(t[:6]) if isinstance(t, str) else "",
 )
-def test_floods_past_the_hold_limit_only_escape_openers(text: str) -> None:
+def test_floods_past_the_hold_limit_only_escape_openers(text: str, also: set[Reason]) -> None:
     """A construct open longer than max_hold_chars is cut and its opener escaped:
-    the text renders the same, and nothing after the cut can complete it."""
+    the text renders the same, and nothing after the cut can complete it.
+
+    A flood of `<a x="` is also one tag longer than any a person writes (each `<a`
+    opens a tag whose quoted values run past the guard's MAX_TAG): the second line
+    fails closed and escapes each such `<`, one MALFORMED_HTML finding per opener
+    it escapes, none where the hold limit already escaped one."""
     result = S.run(text)
     assert result.text.replace("\\[", "[").replace("&lt;", "<") == text
-    assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT}
+    assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT, *also}
+    assert len({f.start for f in result.findings}) == len(result.findings)
 
 
 def test_url_flood_is_one_long_url() -> None:
