@@ -2,7 +2,11 @@
 
     python benchmarks/bench_sanitize.py [--rounds R] [--size CHARS]
 
-All sides are measured in this one run, on the same corpus (benchmarks/corpus.py), as
+All sides are measured in this one run, on each of two corpora: today's short answers
+(`benchmarks/corpus.py`, default policy) and long answers as models write them now
+(`benchmarks/modern_corpus.py`: footnotes, reference definitions, raw HTML with
+attributes, escapes, math, about 50 URLs a reply; under its `POLICY`, which allows
+its images), each as
 CPU time (`time.process_time`, after a full collection) over R interleaved rounds
 (parse, sanitize, parse, sanitize, ...), so that load from other processes neither
 shows up as time nor favours one side; each line prints the median and the spread
@@ -29,9 +33,16 @@ from collections.abc import Callable
 
 from markdown_it import MarkdownIt
 
-from corpus import corpus
-from rendersafe import Sanitizer
+import corpus
+import modern_corpus
+from rendersafe import Policy, Sanitizer
 from rendersafe._build import compiled
+
+# Each corpus, by name: its replies (of about a size) and the policy they are read under.
+CORPORA: dict[str, tuple[Callable[[int], list[str]], Policy]] = {
+    "today": (corpus.corpus, Policy()),
+    "modern": (modern_corpus.corpus, modern_corpus.POLICY),
+}
 
 
 def cpu(work: Callable[[], object]) -> float:
@@ -61,15 +72,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=1_500_000, help="corpus size in characters")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--corpus", choices=[*CORPORA, "both"], default="both")
     args = parser.parse_args()
+    print(f"build: {'compiled (mypyc)' if compiled() else 'interpreted'}")
+    for name in CORPORA if args.corpus == "both" else [args.corpus]:
+        make, policy = CORPORA[name]
+        print(f"\n== {name} corpus")
+        measure(make(args.size), Sanitizer(policy), args.rounds)
 
-    replies = corpus(args.size)
+
+def measure(replies: list[str], sanitizer: Sanitizer, rounds: int) -> None:
+    """Print every side's CPU time on `replies`, and the ratios, over `rounds` rounds."""
     total = sum(map(len, replies))
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     linkify = MarkdownIt("commonmark", {"linkify": True}).enable(
         ["linkify", "table", "strikethrough"]
     )
-    sanitizer = Sanitizer()
     for reply in replies:  # warm: the policy's URL verdicts, as a running service has them
         sanitizer.run(reply)
     sides: dict[str, Callable[[], object]] = {
@@ -79,14 +97,13 @@ def main() -> None:
         "sanitize": each(sanitizer.run, replies),
     }
     samples: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         for name, work in sides.items():
             samples[name].append(cpu(work))
 
     changed = sum(1 for r in replies if sanitizer.run(r).findings)
     print(f"corpus: {len(replies)} replies, {total / 1e6:.2f} MB, {changed} changed by sanitize")
-    print(f"build: {'compiled (mypyc)' if compiled() else 'interpreted'}")
-    print(f"CPU time over {args.rounds} interleaved rounds: median (min-max)")
+    print(f"CPU time over {rounds} interleaved rounds: median (min-max)")
     for name, values in samples.items():
         rate = total / 1e6 / statistics.median(values)
         print(f"  {name:20} {spread(values)}  {rate:5.2f} MB/s")
