@@ -48,12 +48,12 @@ def shares(replies: list[str], sanitizer: Sanitizer) -> Counter[str]:
         counts["certified" if delta is not None else refusal(text, carry)] += len(text)
         return delta
 
-    fast.certified = counted  # type: ignore[assignment]
+    fast.certified = counted
     try:
         for reply in replies:
             sanitizer.run(reply)
     finally:
-        fast.certified = original  # type: ignore[assignment]
+        fast.certified = original
     return counts
 
 
