@@ -22,6 +22,11 @@ The streams are timed as a server runs them: fed chunks already cut (as they arr
 off the wire), their output taken, nothing else. The latency is measured in a
 separate pass, not timed, that reads `stream.held` after every chunk: that reading
 and its bookkeeping are the measurement's cost, not the stream's.
+
+Measured (compiled build, 9f6b8a5, 3 rounds, 2 shared cores): stream / one-shot median
+1.34 (1.31-1.36) on today's corpus, 1.12 (1.09-1.14) on the modern one; 16x the input
+15.04x the time on today's, 18.22x (17.19-18.28) on the modern one (its long reply is
+103 KB, 1.65 MB at 16x); hold-back p99 660 and 3,301 characters.
 """
 
 from __future__ import annotations
