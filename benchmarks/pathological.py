@@ -19,6 +19,12 @@ shows what one unit costs as it grows); `--stream` feeds 4-character chunks to
 `Sanitizer().stream()` instead of calling `run()`. The patterns in `RENDERED` run
 inside a fence the policy renders (or as math in prose). Timing stays out of the test
 suite; the suite checks these inputs finish and come out safe.
+
+Measured (compiled build, 9f6b8a5, defaults, 2 shared cores): every pattern's median
+at most 4.5 (target); the worst `<&amp;` 4.44, `[` 4.12, `[](` 4.20 (issue 37 saw 5.18
+and 5.56 on a busier machine). Instructions agree: under `valgrind --tool=callgrind`,
+net of the interpreter's start and a warm-up, `[](` costs 9.22e9 at n and 38.75e9 at
+4n (4.20x), `[` 12.89e9 and 52.46e9 (4.07x).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ renderer and property tests again with `RENDERSAFE_FAST_PATH=0`."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,11 +23,16 @@ from rendersafe.units import fast
 from soup import EVIL, problems, soup
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+from conftest import policy_for
 from corpus import corpus
+from fixture_files import Case, all_cases
+from modern_corpus import POLICY as MODERN_POLICY
+from modern_corpus import corpus as modern_corpus
 
 ON, OFF = Sanitizer(), Sanitizer()
 OFF.units.fast_path = False
 ON.units.fast_path = True
+CASES = all_cases()
 CONVERSATION = [
     "My key is sk-live-9f8e7d6c5b4a3f2e1d0c and my e-mail is dana.whitfield@example.com.",
     "Our docs are at https://docs.example.com/guide and the ticket is 48213.",
@@ -68,15 +75,29 @@ near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
 mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
 
 
-def same(text: str, *, conversation: list[str] | None = None, size: int = 0) -> Result:
+def same(
+    text: str,
+    *,
+    conversation: Sequence[object] | None = None,
+    size: int = 0,
+    policy: Policy | None = None,
+) -> Result:
     """The result with the fast path on, after asserting it is the one with it off."""
-    on, off = (_result(s, text, conversation, size) for s in (ON, OFF))
+    on_off = (ON, OFF) if policy is None else _pair(policy)
+    on, off = (_result(s, text, conversation, size) for s in on_off)
     assert on.text == off.text
     assert on.findings == off.findings
     return on
 
 
-def _result(s: Sanitizer, text: str, conversation: list[str] | None, size: int) -> Result:
+def _pair(policy: Policy) -> tuple[Sanitizer, Sanitizer]:
+    """Sanitizers under `policy` with the fast path on and off."""
+    on, off = Sanitizer(policy), Sanitizer(policy)
+    on.units.fast_path, off.units.fast_path = True, False
+    return on, off
+
+
+def _result(s: Sanitizer, text: str, conversation: Any, size: int) -> Result:
     if not size:
         return s.run(text, conversation=conversation)
     stream = s.stream(conversation=conversation)
@@ -99,6 +120,36 @@ def test_the_corpus_streamed_and_with_a_conversation_is_the_same(replies: list[s
     for i, reply in enumerate(replies[::3]):
         same(reply, size=5 + i % 60)
         same(reply, conversation=CONVERSATION)
+
+
+@pytest.fixture(scope="module")
+def modern_replies() -> list[str]:
+    return modern_corpus(1_500_000)
+
+
+def test_the_modern_corpus_is_the_same_with_and_without_the_fast_path(
+    modern_replies: list[str],
+) -> None:
+    for policy in (MODERN_POLICY, Policy()):
+        on, off = _pair(policy)
+        for reply in modern_replies:
+            a, b = on.run(reply), off.run(reply)
+            assert (a.text, a.findings) == (b.text, b.findings)
+
+
+def test_the_modern_corpus_streamed_and_with_a_conversation_is_the_same(
+    modern_replies: list[str],
+) -> None:
+    for i, reply in enumerate(modern_replies[::4]):
+        same(reply, size=5 + i % 60, policy=MODERN_POLICY)
+        same(reply, conversation=CONVERSATION, policy=MODERN_POLICY)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_every_fixture_is_the_same_with_and_without_the_fast_path(case: Case) -> None:
+    policy = policy_for(case.path.parent)
+    same(case.input, conversation=case.conversation, policy=policy)
+    same(case.input, conversation=case.conversation, policy=policy, size=3)
 
 
 def test_the_fast_path_certifies_most_of_the_corpus(replies: list[str]) -> None:
