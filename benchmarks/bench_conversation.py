@@ -45,7 +45,16 @@ from pathlib import Path
 
 from corpus import LINKS, WORDS, corpus, reply
 from rendersafe import Sanitizer
-from rendersafe.conversation import Conversation, core, index, prose, readings, seen, tracker
+from rendersafe.conversation import (
+    Conversation,
+    core,
+    index,
+    naming,
+    prose,
+    readings,
+    seen,
+    tracker,
+)
 from rendersafe.urls.parse import ParsedUrl, parse_url
 
 ROOT = Path(__file__).parent.parent
@@ -224,6 +233,7 @@ def new_chat() -> None:
     seen._normal_urls.cache_clear()
     seen._memo_bare_of.cache_clear()
     prose._words.cache_clear()
+    naming._message_names.cache_clear()
     core._RECENT.clear()
 
 

@@ -206,18 +206,20 @@ def _check(upstream: str, proxy: str) -> None:
 async def _measure(args: argparse.Namespace, servers: Servers) -> list[Round]:
     rounds: list[Round] = []
     limits = httpx.Limits(max_connections=args.streams, max_keepalive_connections=args.streams)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-        for number in range(args.rounds + 1):
-            turn = number % len(KINDS)
-            order = KINDS[turn:] + KINDS[:turn]  # rotate: no kind always first
-            for kind in order:
+    for number in range(args.rounds + 1):
+        turn = number % len(KINDS)
+        order = KINDS[turn:] + KINDS[:turn]  # rotate: no kind always first
+        for kind in order:
+            # New connections each round, for every kind alike: a kept one would sit
+            # idle through the other kinds' rounds, past the servers' keep-alive.
+            async with httpx.AsyncClient(timeout=60, limits=limits) as client:
                 pid = servers.pid(kind)
                 cpu, server = server_cpu(pid), server_cpu(servers.upstream_pid)
                 lags = await _round(client, servers.url(kind), args)
                 spent = server_cpu(pid) - cpu
                 own = server_cpu(servers.upstream_pid) - server
-                if number:  # round 0 warms up
-                    rounds.append(Round(kind, spent, own, lags))
+            if number:  # round 0 warms up
+                rounds.append(Round(kind, spent, own, lags))
     return rounds
 
 
