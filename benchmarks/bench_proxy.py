@@ -7,16 +7,21 @@ A fake model server (this file run with `--serve`, a child process) streams Open
 Chat Completions chunks of benchmarks/corpus.py's replies, 4 characters a token,
 a token every `--pace` ms, at `/v1/chat/completions` and, the same bytes, at `/v1/raw` (a path
 the proxy forwards untouched). `rendersafe proxy` runs in front of it as its own
-process. This process is the load: `--streams` concurrent streams of `--tokens`
-tokens, every byte read, in rounds of three kinds, interleaved (`direct` to the
-server, `raw` and `sanitised` through the proxy), after one warm-up round each:
+process, and beside it a plain forwarder (this file run with `--forward`: Starlette and
+an httpx client under uvicorn's defaults, each upstream chunk streamed back as read),
+the yardstick. This process is the load: `--streams` concurrent streams of `--tokens`
+tokens, every byte read, in rounds of four kinds, interleaved (`direct` to the server,
+`plain` through the forwarder, `raw` and `sanitised` through the proxy), after one
+warm-up round each:
 
-* CPU per token = the proxy process's CPU time (user + sys, /proc/<pid>/stat) over a
-  round / tokens in it, for `raw` (forwarding only) and `sanitised`;
+* CPU per token = the forwarder's or the proxy's process CPU time (user + sys,
+  /proc/<pid>/stat, in clock ticks: give rounds of 10,000 tokens or more) over a round
+  / tokens in it, for `plain`, `raw` (forwarding only) and `sanitised`; and the proxy's
+  over the forwarder's, round by round (the target: sanitised <= 0.5x);
 * a token's latency = when this process read its event minus when the server sent it
   (the event's `id` is the server's clock; the middleware passes every event on, with
   its text held back or not, so each is seen), median and p99 per round; added =
-  through the proxy minus direct;
+  through the forwarder or the proxy minus direct, median and p99;
 * median and range over `--rounds`.
 
 One reply carrying an exfiltration image is fetched first both ways: the image must be
@@ -27,6 +32,14 @@ With `--slowloris N` (0: none) N slow clients of tests/slow_clients.py (silent, 
 headers or a body, reading nothing) hold connections while N honest streams run, the
 proxy's client timeouts at 5 s: the honest streams' latency prints beside a run of N
 honest streams alone.
+
+Measured (2026-12-05, 2 cores shared with other jobs, load ~10; uvloop and httptools
+installed, so the forwarder ran uvicorn's auto stack, uvloop + httptools, and the proxy
+uvloop + its h11 protocol), `--streams 200 --tokens 100 --rounds 3`: CPU per token,
+forwarder 76.5 µs (71.0-78.0), proxy raw 48.5 (48.5-55.5), sanitised 68.5 (66.0-94.5);
+proxy / forwarder round by round: raw 0.7x (0.6-0.7), sanitised 1.0x (0.8-1.2), the
+target 0.5x not met; added latency p99: forwarder 683 ms, raw 337 ms, sanitised 714 ms
+(medians 419, 218, 208 ms; the machine, not the proxy, sets most of it).
 """
 
 from __future__ import annotations
@@ -47,6 +60,7 @@ from pathlib import Path
 import httpx
 import uvicorn
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
@@ -60,7 +74,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from proxy_process import ProxyProcess  # noqa: E402  (tests/ is on the path from here)
 from wire_clients import read  # noqa: E402
 
-KINDS = ("direct", "raw", "sanitised")
+KINDS = ("direct", "plain", "raw", "sanitised")
+# Hop-by-hop headers, and those httpx sets itself: a plain forwarder drops them.
+_HOP = frozenset({"host", "connection", "keep-alive", "transfer-encoding", "content-length"})
 
 
 def chunk(content: str | None, finish: str | None) -> bytes:
@@ -94,15 +110,51 @@ def build_app(replies: list[str]) -> Starlette:
     return Starlette(routes=[Route(p, completion, methods=["POST"]) for p in paths])
 
 
-def serve() -> None:
-    """Serve on a free port of 127.0.0.1 and print the port on stdout."""
+def build_forwarder(upstream: str) -> Starlette:
+    """A plain Starlette + httpx forwarder, as one writes it: each request sent on to
+    `upstream`, its response streamed back chunk by chunk as httpx reads it."""
+    client = httpx.AsyncClient(
+        base_url=upstream, timeout=60, limits=httpx.Limits(max_connections=None)
+    )
+
+    async def forward(request: Request) -> StreamingResponse:
+        headers = [(k, v) for k, v in request.headers.items() if k not in _HOP]
+        sent = client.build_request(
+            request.method,
+            request.url.path,
+            params=request.query_params,
+            headers=headers,
+            content=await request.body(),
+        )
+        response = await client.send(sent, stream=True)
+        kept = {k: v for k, v in response.headers.items() if k not in _HOP}
+        return StreamingResponse(
+            response.aiter_raw(),
+            status_code=response.status_code,
+            headers=kept,
+            background=BackgroundTask(response.aclose),
+        )
+
+    return Starlette(routes=[Route("/{path:path}", forward, methods=["GET", "POST"])])
+
+
+def serve(upstream: str | None = None) -> None:
+    """Serve the fake model (or, with `upstream`, the plain forwarder to it) on a free
+    port of 127.0.0.1 and print the port on stdout."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     print(sock.getsockname()[1], flush=True)
-    app = build_app(corpus(CORPUS_CHARS))
+    app = build_app(corpus(CORPUS_CHARS)) if upstream is None else build_forwarder(upstream)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
+
+
+def child(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """This file run as a server with `args`, and its URL."""
+    process = subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    return process, f"http://127.0.0.1:{process.stdout.readline().strip()}"
 
 
 @dataclass
@@ -129,9 +181,22 @@ async def _round(client: httpx.AsyncClient, url: str, args: argparse.Namespace) 
     return [lag for lags in streams for lag in lags]
 
 
-def _url(kind: str, upstream: str, proxy: str) -> str:
-    base = upstream if kind == "direct" else proxy
-    return base + ("/v1/raw" if kind == "raw" else "/v1/chat/completions")
+@dataclass
+class Servers:
+    """Where each kind of round streams from, and whose CPU it costs."""
+
+    upstream: str
+    upstream_pid: int
+    plain: str
+    plain_pid: int
+    proxy: ProxyProcess
+
+    def url(self, kind: str) -> str:
+        base = {"direct": self.upstream, "plain": self.plain}.get(kind, self.proxy.url)
+        return base + ("/v1/raw" if kind == "raw" else "/v1/chat/completions")
+
+    def pid(self, kind: str) -> int:
+        return self.plain_pid if kind == "plain" else self.proxy.pid
 
 
 def _check(upstream: str, proxy: str) -> None:
@@ -146,20 +211,23 @@ def _check(upstream: str, proxy: str) -> None:
         )
 
 
-async def _measure(
-    args: argparse.Namespace, upstream: str, server_pid: int, proxy: ProxyProcess
-) -> list[Round]:
+async def _measure(args: argparse.Namespace, servers: Servers) -> list[Round]:
     rounds: list[Round] = []
     limits = httpx.Limits(max_connections=args.streams, max_keepalive_connections=args.streams)
-    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
-        for number in range(args.rounds + 1):
-            order = KINDS[number % 3 :] + KINDS[: number % 3]  # rotate: no kind always first
-            for kind in order:
-                cpu, server = server_cpu(proxy.pid), server_cpu(server_pid)
-                lags = await _round(client, _url(kind, upstream, proxy.url), args)
-                spent = server_cpu(proxy.pid) - cpu
-                if number:  # round 0 warms up
-                    rounds.append(Round(kind, spent, server_cpu(server_pid) - server, lags))
+    for number in range(args.rounds + 1):
+        turn = number % len(KINDS)
+        order = KINDS[turn:] + KINDS[:turn]  # rotate: no kind always first
+        for kind in order:
+            # New connections each round, for every kind alike: a kept one would sit
+            # idle through the other kinds' rounds, past the servers' keep-alive.
+            async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+                pid = servers.pid(kind)
+                cpu, server = server_cpu(pid), server_cpu(servers.upstream_pid)
+                lags = await _round(client, servers.url(kind), args)
+                spent = server_cpu(pid) - cpu
+                own = server_cpu(servers.upstream_pid) - server
+            if number:  # round 0 warms up
+                rounds.append(Round(kind, spent, own, lags))
     return rounds
 
 
@@ -175,9 +243,13 @@ def _report(rounds: list[Round], args: argparse.Namespace) -> None:
         f"{args.streams} streams x {args.tokens} tokens, a token every {args.pace:g} ms, "
         f"{args.rounds} rounds of each kind (median, range over rounds)"
     )
-    for kind in ("raw", "sanitised"):
+    for kind in ("plain", "raw", "sanitised"):
         cpu = [r.cpu / tokens for r in by[kind]]
-        print(f"proxy CPU per token, {kind:9}:         {_spread(cpu, 1e6, 'µs')}")
+        who = "forwarder" if kind == "plain" else "proxy"
+        print(f"{who} CPU per token, {kind:9}:     {_spread(cpu, 1e6, 'µs')}")
+    for kind in ("raw", "sanitised"):
+        ratios = [p.cpu / f.cpu for f, p in zip(by["plain"], by[kind], strict=True)]
+        print(f"proxy CPU / plain forwarder's, {kind:9}: {_spread(ratios, 1, 'x')}")
     own = [r.server_cpu / tokens for r in by["direct"]]
     print(f"model server CPU per token, for scale: {_spread(own, 1e6, 'µs')}")
     for kind in KINDS:
@@ -186,10 +258,16 @@ def _report(rounds: list[Round], args: argparse.Namespace) -> None:
     for kind in KINDS:
         p99 = [statistics.quantiles(r.lags, n=100)[98] for r in by[kind]]
         print(f"a token's latency, p99, {kind:9}:      {_spread(p99, 1e3, 'ms')}")
-    for kind in ("raw", "sanitised"):
-        pairs = zip(by["direct"], by[kind], strict=True)
+    for kind in ("plain", "raw", "sanitised"):
+        pairs = list(zip(by["direct"], by[kind], strict=True))
         added = [statistics.median(p.lags) - statistics.median(d.lags) for d, p in pairs]
         print(f"added per token, median, {kind:9}:     {_spread(added, 1e3, 'ms')}")
+        added = [_p99(p.lags) - _p99(d.lags) for d, p in pairs]
+        print(f"added per token, p99, {kind:9}:        {_spread(added, 1e3, 'ms')}")
+
+
+def _p99(lags: list[float]) -> float:
+    return statistics.quantiles(lags, n=100)[98]
 
 
 def _storm(streams: int) -> None:
@@ -242,6 +320,7 @@ def _slowloris(count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--forward", metavar="UPSTREAM", help=argparse.SUPPRESS)
     parser.add_argument("--streams", type=int, default=20)
     parser.add_argument("--tokens", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
@@ -249,21 +328,21 @@ def main() -> None:
     parser.add_argument("--storm", type=int, default=200, metavar="N")
     parser.add_argument("--slowloris", type=int, default=200, metavar="N")
     args = parser.parse_args()
-    if args.serve:
-        serve()
+    if args.serve or args.forward:
+        serve(args.forward)
         return
-    command = [sys.executable, __file__, "--serve"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    server, upstream = child("--serve")
+    forwarder, plain = child("--forward", upstream)
     try:
-        assert server.stdout is not None
-        upstream = f"http://127.0.0.1:{server.stdout.readline().strip()}"
         with ProxyProcess(upstream, "--max-concurrency", str(args.streams + 10)) as proxy:
             _check(upstream, proxy.url)
-            rounds = asyncio.run(_measure(args, upstream, server.pid, proxy))
+            servers = Servers(upstream, server.pid, plain, forwarder.pid, proxy)
+            rounds = asyncio.run(_measure(args, servers))
         _report(rounds, args)
     finally:
-        server.terminate()
-        server.wait(10)
+        for process in (forwarder, server):
+            process.terminate()
+            process.wait(10)
     if args.storm:
         _storm(args.storm)
     if args.slowloris:

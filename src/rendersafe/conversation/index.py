@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..urls.hosts import normalise_host, registrable_domain
+from .memo import MessageMemo
 from .messages import MEMO_CHARS, MODEL_ROLES, Message
 from .parts import PARTS_FROM, PARTS_KINDS, covered, enough
 from .pieces import MIN_KEY, Hit, confirm, find_pieces
@@ -55,7 +56,6 @@ _AUTHORITY = re.compile(rb"[^/?#]*")
 _GRAM = 4
 _STRIDE = 3
 _MAX_OCCURRENCES = 8  # of one key: where it came from, and in which URLs
-_CACHED_MESSAGES = 4096
 
 
 @dataclass(slots=True)
@@ -141,14 +141,12 @@ class MessageText:
 
 
 def message_text(text: str) -> MessageText:
-    """The `MessageText` of `text`, once per process (the newest few thousand kept,
-    of at most `MEMO_CHARS` characters)."""
+    """The `MessageText` of `text`, once per process (kept in `_message_text`, texts of
+    at most `MEMO_CHARS` characters)."""
     return _message_text(text) if len(text) <= MEMO_CHARS else MessageText(text)
 
 
-@functools.lru_cache(maxsize=_CACHED_MESSAGES)
-def _message_text(text: str) -> MessageText:
-    return MessageText(text)
+_message_text: MessageMemo[str, MessageText] = MessageMemo(MessageText, len)
 
 
 def _urls(text: bytes) -> list[tuple[tuple[int, int], bytes]]:
@@ -257,16 +255,26 @@ def _windows(key: bytes) -> Iterable[bytes]:
 
 
 def message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
-    """The `MessagePieces` of `text`, once per process (the newest few thousand kept,
-    of at most `MEMO_CHARS` characters)."""
+    """The `MessagePieces` of `text`, once per process (kept in `_message_pieces`,
+    texts of at most `MEMO_CHARS` characters)."""
     if len(text) > MEMO_CHARS:
         return MessagePieces(message_text(text), canaries)
-    return _message_pieces(text, canaries)
+    return _message_pieces((text, canaries))
 
 
-@functools.lru_cache(maxsize=_CACHED_MESSAGES)
-def _message_pieces(text: str, canaries: tuple[str, ...]) -> MessagePieces:
-    return MessagePieces(message_text(text), canaries)
+def _read_pieces(key: tuple[str, tuple[str, ...]]) -> MessagePieces:
+    return MessagePieces(message_text(key[0]), key[1])
+
+
+def _text_size(key: tuple[str, tuple[str, ...]]) -> int:
+    return len(key[0])
+
+
+# A message's pieces, by its text (and the caller's canaries): a resent history's
+# messages are read once per process, whatever Sanitizer or request sends them.
+_message_pieces: MessageMemo[tuple[str, tuple[str, ...]], MessagePieces] = MessageMemo(
+    _read_pieces, _text_size
+)
 
 
 class Corpus:

@@ -33,9 +33,11 @@ MODEL_ROLES: frozenset[str] = frozenset({MODEL})
 # Messages that prove no URL copied and no host seen: the model may have written them.
 UNPROVEN_ROLES: frozenset[str] = MODEL_ROLES | {UNKNOWN}
 # What is read from one message is kept once per process (a chat sends its history
-# again each turn), for a few thousand messages of at most this many characters: a
-# longer one is read again each time (linear: that costs what it cost before), so the
-# memos hold at most ~4096 x 32K characters however large the requests.
+# again each turn), for messages of at most this many characters: a longer one is read
+# again each time (linear: that costs what it cost before). The memos of a message's
+# text and pieces (`memo.MessageMemo`) are bounded by the characters they keep
+# (`RENDERSAFE_MESSAGE_MEMO_CHARS`, 16 Mi by default); the others by count, a few
+# thousand messages each.
 MEMO_CHARS = 32_768
 
 

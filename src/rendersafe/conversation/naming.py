@@ -54,6 +54,7 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _MAX_PLACES = 16  # paragraphs of one message that name one observer, kept
 _CACHED = 4096
+_MAX_FOUND = 256  # names whose paragraphs one message keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +71,12 @@ class MessageNames:
     or for a JSON text its objects (an e-mail of an inbox, a result of a search), each
     found by its own fields and read with the objects inside it."""
 
-    __slots__ = ("blocks", "data", "folded", "shifted", "shifted_starts", "starts")
+    __slots__ = ("_found", "blocks", "data", "folded", "shifted", "shifted_starts", "starts")
 
     def __init__(self, text: str) -> None:
+        # What `find` found, by name: the message is shared by every conversation that
+        # sends it, and each asks for the same few observers again.
+        self._found: dict[str, list[int]] = {}
         self.data = frozenset(
             run.lower() for run in _ALNUM.findall(text) if len(run) >= 3 and _has_digit(run)
         )
@@ -85,6 +89,14 @@ class MessageNames:
 
     def find(self, name: str) -> list[int]:
         """The paragraphs that hold `name` (folded), reversed or shifted."""
+        blocks = self._found.get(name)
+        if blocks is None:
+            if len(self._found) >= _MAX_FOUND:
+                self._found.clear()
+            blocks = self._found[name] = self._find(name)
+        return blocks
+
+    def _find(self, name: str) -> list[int]:
         found: set[int] = set()
         for needle in {name, name[::-1]}:
             _find_all(self.folded, needle, self.starts, found)
