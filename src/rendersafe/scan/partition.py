@@ -249,6 +249,7 @@ class _Scanner:
         try:
             text = raw[len(bom) :].decode("utf-8")
             if self.task.fmt == "text":
+                self.result.records += 1  # a Markdown or text file is one reply
                 changes = self._judge(_whole_reply(text), 1, self.task.display)
                 self._write(bom + changes[0].encode() if changes else raw)
                 return
