@@ -166,13 +166,15 @@ def test_reports_inside_the_scanned_folder_are_not_read(logs: Path) -> None:
     assert cli(str(logs), "--include", "*", "-q")[2] == ""  # quiet: no notes
 
 
-def test_a_markdown_reply_is_one_record_and_a_missing_file_prints_no_table(
+def test_a_markdown_reply_is_one_record_lined_and_a_missing_file_prints_no_table(
     tmp_path: Path,
 ) -> None:
     reply = tmp_path / "reply.md"
     reply.write_text(f"Hello.\n\n{IMG}\n")
     code, out, _ = cli(str(reply), "--output-format", "json", "-q")
-    assert json.loads(out)["summary"]["records"] == 1
+    report = json.loads(out)
+    assert report["summary"]["records"] == 1
+    assert [row["line"] for row in report["findings"]] == [3]  # the line in the file
     code, out, err = cli(str(tmp_path / "missing.jsonl"))
     assert code == 2
     assert out == ""

@@ -11,7 +11,7 @@
     rendersafe audit summary audit.jsonl    counts by host, construct, reason and day
     rendersafe audit schema                 the audit record's JSON schema
 
-Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
+Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -101,9 +101,10 @@ Sanitise LLM chat replies so no renderer fetches a URL that could carry data awa
 remote images off the allowlist, links carrying data, script URLs, event handlers."""
 _EPILOG = """\
 exit codes:
-  0  nothing found (or nothing to report)
+  0  nothing found (or nothing to report); for scan also: findings only below
+     --fail-on, --exit-zero, or --fix / --in-place fixed every finding
   1  findings (something was changed or would be), or inputs that could not be read
-  2  usage, policy or input error
+  2  usage, policy or input error (the message names the file, flag or address)
 
 Run 'rendersafe COMMAND --help' for a command's options."""
 

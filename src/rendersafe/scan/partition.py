@@ -362,6 +362,8 @@ class _Scanner:
         return changes
 
     def _finding(self, finding: Finding, line_no: int, rid: str, message: RecordText) -> None:
+        if self.task.fmt == "text":  # one reply per file: the line of the change in it
+            line_no += message.text.count("\n", 0, finding.start)
         row = FindingRow(
             path=self.task.display,
             line=line_no,
