@@ -100,4 +100,5 @@ def test_bad_arguments_exit_2_with_a_message_and_no_traceback(
     assert done.returncode == 2, done.stderr
     assert says.format(taken=taken) in done.stderr
     assert "Traceback" not in done.stderr
+    assert "internal error" not in done.stderr
     assert done.stdout == ""

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import TextIO
 
 from ..config import load_policy
-from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, AuditError
+from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, RenderSafeError
 from .arguments import EPILOG, add_parser
 from .console import github, text
 from .html_report import html_report
@@ -85,7 +85,7 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
         bar.close()  # cleared before the summary
         report = selected(report, select, ignore)
         _write_reports(report, args.quiet, opened, err)
-    except (ScanUsageError, AuditError) as exc:
+    except RenderSafeError as exc:  # a usage, policy or audit-file error
         bar.close()
         err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
