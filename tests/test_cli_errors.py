@@ -102,3 +102,21 @@ def test_bad_arguments_exit_2_with_a_message_and_no_traceback(
     assert "Traceback" not in done.stderr
     assert "internal error" not in done.stderr
     assert done.stdout == ""
+
+
+def test_standard_input_that_is_not_utf8_is_named(work: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RENDERSAFE_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "rendersafe", "sanitize", "-"],
+        env={**env, "PYTHONPATH": str(SRC), "LC_ALL": "C"},  # surrogate-escaping stdin
+        cwd=work,
+        input="caf\xe9".encode("latin-1"),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "rendersafe: error: standard input: not UTF-8 text (byte 0xe9 at offset 3)\n"
+    )
+    assert done.stdout == b""

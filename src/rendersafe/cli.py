@@ -318,7 +318,8 @@ def _read_reply(name: str, stdin: TextIO) -> str:
     cannot be read or is not UTF-8."""
     where = "standard input" if name == "-" else name
     try:
-        return stdin.read() if name == "-" else Path(name).read_text("utf-8")
+        # Standard input as bytes: its text layer may pass bad bytes on as surrogates.
+        return stdin_bytes(stdin).decode("utf-8") if name == "-" else Path(name).read_text("utf-8")
     except UnicodeDecodeError as exc:
         why = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
         raise _InputError(f"{where}: {why}") from exc
