@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import shutil
 import tracemalloc
 from pathlib import Path
@@ -60,7 +61,9 @@ def test_every_attack_flagged_and_no_honest_one() -> None:
 def test_main_job_command() -> None:
     code, out, err = cli("scan", str(TRANSCRIPTS))
     assert code == 1
-    assert out.startswith("files 6 (0 with errors), records 74")
+    # A line per finding (path:line: reason ...), then the summary.
+    assert re.match(r"\S+/anthropic-messages\.json:\d+: encoded_base64 ", out)
+    assert re.search(r"^files 6 \(0 with errors\), records 75 ", out, re.MULTILINE)
     assert "by reason" in out
     assert err == ""  # no progress bar when stderr is not a terminal
 
@@ -156,7 +159,7 @@ def test_in_place(tmp_path: Path) -> None:
     honest.write_text(json.dumps({"reply": "Fine."}) + "\n")
     stamp = honest.stat().st_mtime_ns
     code, _, _ = cli("scan", str(work), "--in-place", "--quiet")
-    assert code == 1
+    assert code == 0  # every finding fixed
     assert scan([str(work)], ScanOptions()).summary.findings == 0
     assert honest.stat().st_mtime_ns == stamp  # nothing to change: not rewritten
 
@@ -194,7 +197,8 @@ def test_bad_input_reported_with_file_and_line_and_the_rest_scanned(tmp_path: Pa
     assert lines_found == [3, 6]  # the lines around the bad ones were scanned
     assert report.summary.records_unreadable == 3
     assert any(row.path.endswith("reply.md") for row in report.findings)  # the batch went on
-    fixed = (tmp_path / "fixed" / "bad.jsonl").read_bytes().splitlines()
+    # Two arguments: each keeps its path below the folder they share (the checkout).
+    fixed = (tmp_path / "fixed" / BAD.relative_to(ROOT) / "bad.jsonl").read_bytes().splitlines()
     original = (BAD / "bad.jsonl").read_bytes().splitlines()
     # Fail closed: what could not be read is not in the fixed copy, a placeholder is.
     assert len(fixed) == len(original)
@@ -350,7 +354,7 @@ def test_dask_gives_the_same_findings(tmp_path: Path) -> None:
     assert sorted(map(key, remote.findings)) == sorted(map(key, local.findings))
     assert sorted(map(key, remote.errors)) == sorted(map(key, local.errors))
     assert remote.summary == local.summary
-    assert (tmp_path / "f" / "openai-chat.jsonl").exists()
+    assert (tmp_path / "f" / "fixtures" / "transcripts" / "openai-chat.jsonl").exists()
 
 
 def write_lines(path: Path, *records: object) -> Path:
@@ -405,17 +409,22 @@ def test_a_text_file_too_long_is_an_error_not_a_crash(tmp_path: Path) -> None:
     assert leftovers == []
 
 
-def test_two_inputs_fixed_into_one_file_refused(tmp_path: Path) -> None:
-    for folder in ("a", "b"):
-        (tmp_path / folder).mkdir()
+def test_fix_mirrors_each_argument_and_two_inputs_for_one_file_are_refused(
+    tmp_path: Path,
+) -> None:
+    for folder in ("a/logs", "b/logs"):
+        (tmp_path / folder).mkdir(parents=True)
         write_lines(tmp_path / folder / "x.jsonl", {"reply": IMG})
-    code, _, err = cli(
-        "scan",
-        str(tmp_path / "a" / "x.jsonl"),
-        str(tmp_path / "b" / "x.jsonl"),
-        "--fix",
-        str(tmp_path / "out"),
-    )
+    out = tmp_path / "out"
+    code, _, err = cli("scan", str(tmp_path / "a" / "logs"), str(tmp_path / "b/logs/x.jsonl"),
+                       "--fix", str(out), "--quiet")  # fmt: skip
+    assert code == 0, err  # both fixed, each under its own path
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl")) == [
+        "a/logs/x.jsonl",
+        "b/logs/x.jsonl",
+    ]
+    (tmp_path / "stdin").write_text(IMG)  # standard input's fixed copy is named stdin
+    code, _, err = cli("scan", "-", str(tmp_path / "stdin"), "--fix", str(out), stdin=IMG)
     assert code == 2
     assert "would both be fixed into" in err
     assert cli("scan", "-", "--in-place", stdin="x")[0] == 2

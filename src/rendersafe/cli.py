@@ -11,7 +11,7 @@
     rendersafe audit summary audit.jsonl    counts by host, construct, reason and day
     rendersafe audit schema                 the audit record's JSON schema
 
-Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error.
+Exit codes: 0 nothing found, 1 findings, 2 usage, policy or input error (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -49,20 +49,41 @@ def run(
 ) -> int:
     """Run the command line; return the exit code."""
     streams = _Streams(stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
-    parser = _parser()
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    parser = _parser(parsers)
     try:
         # --help and --version print through argparse: to the streams given.
         with contextlib.redirect_stdout(streams.out), contextlib.redirect_stderr(streams.err):
-            args = parser.parse_args(argv)
+            args, unknown = parser.parse_known_args(argv)
+            name = _command_name(args)
+            if unknown:  # the usage of the command mistyped, not the top level's
+                parsers[name].error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exc:  # argparse exits on --help and on usage errors
         return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
-    name = f"{args.command} {args.action}" if args.command in ("policy", "audit") else args.command
-    command = COMMANDS[name]
     try:
-        return command(args, streams)
-    except (RenderSafeError, OSError, UnicodeDecodeError) as exc:
+        return COMMANDS[name](args, streams)
+    except OSError as exc:
+        streams.err.write(f"rendersafe: error: {_os_error(exc)}\n")
+        return EXIT_ERROR
+    except (RenderSafeError, UnicodeDecodeError) as exc:
         streams.err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
+
+
+def _command_name(args: argparse.Namespace) -> str:
+    nested = args.command in ("policy", "audit")
+    return f"{args.command} {args.action}" if nested else str(args.command)
+
+
+def _os_error(exc: OSError) -> str:
+    """An operating system error as the command line says it: the file, then why."""
+    if exc.filename is not None and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return exc.strerror or str(exc)
+
+
+class _InputError(RenderSafeError):
+    """An input or an address the command line cannot use (exit 2)."""
 
 
 def main() -> None:
@@ -80,14 +101,16 @@ Sanitise LLM chat replies so no renderer fetches a URL that could carry data awa
 remote images off the allowlist, links carrying data, script URLs, event handlers."""
 _EPILOG = """\
 exit codes:
-  0  nothing found (or nothing to report)
+  0  nothing found (or nothing to report); for scan also: findings only below
+     --fail-on, --exit-zero, or --fix / --in-place fixed every finding
   1  findings (something was changed or would be), or inputs that could not be read
-  2  usage, policy or input error
+  2  usage, policy or input error (the message names the file, flag or address)
 
 Run 'rendersafe COMMAND --help' for a command's options."""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(parsers: dict[str, argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """The command line's parser; `parsers` is given each command's, by name."""
     parser = argparse.ArgumentParser(
         prog="rendersafe",
         description=_DESCRIPTION,
@@ -96,14 +119,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rendersafe {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    clean = sub.add_parser("sanitize", help="sanitise one Markdown reply")
+    clean = parsers["sanitize"] = sub.add_parser("sanitize", help="sanitise one Markdown reply")
     clean.add_argument("file", nargs="?", default="-", help="a file, or - for stdin")
     clean.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
     clean.add_argument("--json", action="store_true", help="findings as JSON lines on stderr")
     policy = sub.add_parser("policy", help="inspect policies")
     actions = policy.add_subparsers(dest="action", required=True)
-    actions.add_parser("schema", help="print the policy's JSON schema")
-    check = actions.add_parser(
+    parsers["policy schema"] = actions.add_parser("schema", help="print the policy's JSON schema")
+    check = parsers["policy check"] = actions.add_parser(
         "check",
         help="validate a policy file (with the RENDERSAFE_* environment applied)",
         description="Validate a policy file as every command reads it: the file, then the "
@@ -113,17 +136,23 @@ def _parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 valid, 2 any error",
     )
     check.add_argument("file", nargs="?", help="the TOML file (default: $RENDERSAFE_POLICY_FILE)")
-    _add_csp_parser(sub)
+    parsers["csp"] = _add_csp_parser(sub)
     audit = sub.add_parser("audit", help="read audit logs")
     audit_actions = audit.add_subparsers(dest="action", required=True)
-    summary = audit_actions.add_parser("summary", help="count the records of an audit file")
+    summary = parsers["audit summary"] = audit_actions.add_parser(
+        "summary", help="count the records of an audit file"
+    )
     summary.add_argument("file")
     summary.add_argument("--json", action="store_true", help="the counts as JSON")
     summary.add_argument("--since", type=_since, help="only records from this time on (ISO 8601)")
-    audit_actions.add_parser("schema", help="print the audit record's JSON schema")
-    add_scan_parser(sub)
-    demo = sub.add_parser("demo", help="serve a local chat page behind the middleware")
-    demo.add_argument("--port", type=int, default=8765)
+    parsers["audit schema"] = audit_actions.add_parser(
+        "schema", help="print the audit record's JSON schema"
+    )
+    parsers["scan"] = add_scan_parser(sub)
+    demo = parsers["demo"] = sub.add_parser(
+        "demo", help="serve a local chat page behind the middleware"
+    )
+    demo.add_argument("--port", type=_port, default=8765, help="default 8765")
     demo.add_argument(
         "--host",
         default="127.0.0.1",
@@ -140,16 +169,29 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--attacker-port",
-        type=int,
+        type=_port,
         default=0,
         metavar="PORT",
         help="the fake attacker server's port on 127.0.0.1 (default: a free one)",
     )
-    _add_proxy_parser(sub)
+    parsers["proxy"] = _add_proxy_parser(sub)
     return parser
 
 
-def _add_csp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _port(value: str) -> int:
+    """A TCP port number (0-65535), for argparse."""
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port (0-65535): {value!r}")
+    return port
+
+
+def _add_csp_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     header = sub.add_parser(
         "csp",
         help="print the Content-Security-Policy header that matches a policy",
@@ -174,12 +216,15 @@ def _add_csp_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --nginx: Content-Security-Policy-Report-Only (reports, blocks nothing)",
     )
+    return header
 
 
 _CSP_DIRECTIVES = ("img-src", "media-src", "frame-src", "connect-src", "form-action")
 
 
-def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_proxy_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
     proxy = sub.add_parser(
         "proxy",
         help="a reverse proxy that sanitises chat replies from an upstream server",
@@ -240,6 +285,7 @@ def _add_proxy_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     for name, default, what in _TIMEOUTS:
         limits.add_argument(f"--{name}", type=float, default=default, metavar="SECONDS", help=what)
+    return proxy
 
 
 _TIMEOUTS = (
@@ -258,13 +304,27 @@ _TIMEOUTS = (
 
 def _sanitize(args: argparse.Namespace, streams: _Streams) -> int:
     policy = load_policy(args.policy)
-    text = streams.inp.read() if args.file == "-" else Path(args.file).read_text("utf-8")
+    text = _read_reply(args.file, streams.inp)
     result = Sanitizer(policy).run(text, context={"source": args.file})
     streams.out.write(result.text)
     for finding in result.findings:
         line = finding.model_dump_json() if args.json else f"{args.file}:{finding.summary()}"
         streams.err.write(line + "\n")
     return EXIT_FINDINGS if result.findings else EXIT_CLEAN
+
+
+def _read_reply(name: str, stdin: TextIO) -> str:
+    """The reply in file `name` (`-`: standard input); `_InputError` naming it if it
+    cannot be read or is not UTF-8."""
+    where = "standard input" if name == "-" else name
+    try:
+        # Standard input as bytes: its text layer may pass bad bytes on as surrogates.
+        return stdin_bytes(stdin).decode("utf-8") if name == "-" else Path(name).read_text("utf-8")
+    except UnicodeDecodeError as exc:
+        why = f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})"
+        raise _InputError(f"{where}: {why}") from exc
+    except OSError as exc:
+        raise _InputError(f"{where}: {exc.strerror or exc}") from exc
 
 
 def _schema(args: argparse.Namespace, streams: _Streams) -> int:
@@ -307,14 +367,17 @@ def _demo(args: argparse.Namespace, streams: _Streams) -> int:
 
     hosts = [*LOCAL_HOSTS, *host_names(args.host), *args.allow_host]
     policy = load_policy(args.policy)
-    serve(
-        policy,
-        hosts=hosts,
-        port=args.port,
-        attacker_port=args.attacker_port,
-        out=streams.err,
-        bind=args.host,
-    )
+    try:
+        serve(
+            policy,
+            hosts=hosts,
+            port=args.port,
+            attacker_port=args.attacker_port,
+            out=streams.err,
+            bind=args.host,
+        )
+    except OSError as exc:  # the address taken, or no such host
+        raise _InputError(f"cannot serve on {args.host}:{args.port}: {_os_error(exc)}") from exc
     return EXIT_CLEAN
 
 
@@ -353,7 +416,11 @@ def _proxy(args: argparse.Namespace, streams: _Streams) -> int:
     except ValueError as exc:
         streams.err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
-    with bound_socket(host, port) as sock:
+    try:
+        sock = bound_socket(host, port)
+    except OSError as exc:  # the address taken, or no such host
+        raise _InputError(f"cannot listen on {args.listen}: {_os_error(exc)}") from exc
+    with sock:
         serve(gateway, sock, out=streams.err)
     return EXIT_CLEAN
 

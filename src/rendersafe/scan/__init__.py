@@ -11,9 +11,10 @@ JSONL file); `tasks_for` lists the tasks. `rendersafe.scan.bags` runs the same o
 from .inputs import Task
 from .options import ASSISTANT_ROLES, ScanOptions
 from .partition import PartResult, scan_partition
-from .report import ScanReport, ScanSummary, build_report, sarif, table
+from .report import ScanReport, ScanSummary, build_report, table
 from .rows import ErrorRow, FindingRow
 from .runner import ScanUsageError, assemble_fixes, scan, tasks_for
+from .sarif import sarif
 
 __all__ = [
     "ASSISTANT_ROLES",

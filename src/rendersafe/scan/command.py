@@ -1,11 +1,13 @@
-"""`rendersafe scan`: the command line of the batch scanner.
+"""`rendersafe scan`: run a scan as the command line asks, write its reports, and
+choose the exit code (the options are in `arguments`).
 
     rendersafe scan fixtures/transcripts/
-    rendersafe scan logs/ --format jsonl --policy rendersafe.toml --json report.json
+    rendersafe scan logs/ --input-format jsonl --policy rendersafe.toml --json report.json
     rendersafe scan logs/ --fix cleaned/ --audit audit.jsonl
-    rendersafe scan conversations.json --sarif - | upload-sarif
+    rendersafe scan conversations.json --output-format sarif -o scan.sarif
 
-Exit codes: 0 nothing found, 1 findings or inputs that could not be read or fixed (each
+Exit codes: 0 nothing found (or only below --fail-on, or --exit-zero, or every finding
+fixed by --fix/--in-place), 1 findings or inputs that could not be read or fixed (each
 listed in the report by path), 2 usage or policy errors, an output that cannot be
 written (checked before the scan), no input files, or no input could be read at all.
 """
@@ -14,162 +16,59 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 from typing import TextIO
 
 from ..config import load_policy
-from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, AuditError
+from ..errors import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, RenderSafeError
+from .arguments import EPILOG, add_parser
+from .console import github, text
 from .html_report import html_report
 from .inputs import DEFAULT_INCLUDE, Task
-from .options import ASSISTANT_ROLES, DEFAULT_MAX_RECORD_BYTES, FORMATS, ScanOptions
-from .outputs import ReportFile, check_appendable
+from .options import ASSISTANT_ROLES, ScanOptions
+from .outputs import ReportFile, Requested, Stdout, check_appendable, requested
 from .progress import Bar
-from .report import ScanReport, sarif, table
+from .report import ScanReport, table
 from .runner import ScanUsageError, scan
+from .sarif import sarif
+from .selection import failing, reason_codes, selected
 
-__all__ = ["EPILOG", "add_parser", "run_scan"]
+__all__ = ["EPILOG", "add_parser", "run_scan", "stdin_bytes"]
 
-_DESCRIPTION = """\
-Scan stored chat transcripts for replies that would make a browser fetch an attacker's
-URL (remote images, links carrying data), and optionally write cleaned copies.
-
-Reads JSONL, JSON and Markdown/text files, and the exports of ChatGPT, Claude.ai,
-Open WebUI, LMSYS-Chat-1M/WildChat, Hugging Face Parquet, LangSmith/LangChain, OpenAI
-and Anthropic batches, Gemini/Vertex, chat.completion and Responses objects, each
-recognised by its shape. Only the model's messages are judged (and fixed); the
-messages before each reply are its conversation."""
-EPILOG = """\
-exit codes:
-  0  nothing found
-  1  findings, or inputs that could not be read or fixed (each listed by path)
-  2  usage or policy error, an output that cannot be written, no input files,
-     or no input could be read at all
-
-examples:
-  rendersafe scan logs/                              summary table on stdout
-  rendersafe scan conversations.json --json -        the JSON report on stdout
-  rendersafe scan logs/ --sarif report.sarif --html report.html
-  rendersafe scan logs/ --fix cleaned/               sanitised copies, same format
-  rendersafe scan data.json --json-path 'mapping.*.message.content.parts[]' \\
-      --role-path 'mapping.*.message.author.role'"""
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `scan` and its options to the command line."""
-    parser = sub.add_parser(
-        "scan",
-        help="scan stored transcripts (and fix them)",
-        description=_DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        help="files, directories (recursive) and globs ('logs/**/*.json'); - for stdin",
-    )
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default="auto",
-        dest="fmt",
-        help="how to read the files (default: by their suffix)",
-    )
-    parser.add_argument("--policy", help="policy TOML file (default: $RENDERSAFE_POLICY_FILE)")
-    parser.add_argument(
-        "--role",
-        action="append",
-        dest="roles",
-        metavar="ROLE",
-        help=f"roles to sanitise (default: {', '.join(sorted(ASSISTANT_ROLES))})",
-    )
-    parser.add_argument("--all-roles", action="store_true", help="sanitise every message")
-    parser.add_argument(
-        "--json-path",
-        action="append",
-        default=[],
-        dest="json_paths",
-        metavar="PATH",
-        help="where the texts are in a custom record: a.b, a[].b, a.*.b (any key)",
-    )
-    parser.add_argument(
-        "--role-path",
-        action="append",
-        default=[],
-        dest="role_paths",
-        metavar="PATH",
-        help="where each --json-path text's role is (the match sharing most of its path)",
-    )
-    parser.add_argument(
-        "--include",
-        action="append",
-        metavar="GLOB",
-        help=f"files to read in directories (default: {' '.join(DEFAULT_INCLUDE)})",
-    )
-    parser.add_argument(
-        "--exclude", action="append", default=[], metavar="GLOB", help="files and folders to skip"
-    )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="worker processes (default: all cores)",
-    )
-    parser.add_argument(
-        "--json", dest="json_report", metavar="FILE", help="the JSON report (- for stdout)"
-    )
-    parser.add_argument(
-        "--sarif", metavar="FILE", help="the findings as SARIF 2.1.0 (- for stdout)"
-    )
-    parser.add_argument("--html", metavar="FILE", help="the report as one self-contained HTML page")
-    parser.add_argument("--fix", metavar="DIR", help="write sanitised copies under DIR")
-    parser.add_argument("--in-place", action="store_true", help="overwrite the inputs (atomic)")
-    parser.add_argument(
-        "--keep-unsanitisable",
-        action="store_true",
-        help="copy records that cannot be sanitised (too long, not JSON, unknown shape) into "
-        "fixed copies unchanged; by default a placeholder takes their place",
-    )
-    parser.add_argument("--audit", metavar="FILE", help="append audit records to this JSONL file")
-    parser.add_argument(
-        "--max-record-bytes",
-        type=int,
-        default=DEFAULT_MAX_RECORD_BYTES,
-        metavar="N",
-        help="a longer JSONL line, record of a JSON list, or other file is reported, not read "
-        "(default: 16 MiB)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no summary table")
+_DEPRECATED_FORMAT = (
+    "rendersafe: warning: scan --format is deprecated: it names the input format; "
+    "use --input-format (--output-format chooses the report's format)\n"
+)
+_RENDER: MappingProxyType[str, Callable[[ScanReport, bool], str]] = MappingProxyType(
+    {
+        "text": lambda report, quiet: text(report, quiet=quiet),
+        "json": lambda report, quiet: report.model_dump_json(indent=2) + "\n",
+        "sarif": lambda report, quiet: json.dumps(sarif(report), indent=2) + "\n",
+        "html": lambda report, quiet: html_report(report),
+        "github": lambda report, quiet: github(report),
+    }
+)
 
 
 def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | None) -> int:
     """Run `rendersafe scan`; return the exit code."""
-    wrong = _usage_error(args)
-    if wrong:
-        err.write(f"rendersafe: error: {wrong}\n")
-        return EXIT_ERROR
-    roles = frozenset(role.lower() for role in args.roles or ASSISTANT_ROLES)
-    options = ScanOptions(
-        policy=load_policy(args.policy),
-        fmt=args.fmt,
-        roles=None if args.all_roles else roles,
-        json_paths=tuple(args.json_paths),
-        role_paths=tuple(args.role_paths),
-        fix_dir=Path(args.fix) if args.fix else None,
-        in_place=args.in_place,
-        audit_path=Path(args.audit) if args.audit else None,
-        max_record_bytes=args.max_record_bytes,
-        keep_unsanitisable=args.keep_unsanitisable,
+    wanted = requested(
+        args.output_format,
+        args.output,
+        {"json": args.json_report, "sarif": args.sarif, "html": args.html},
     )
-    reports: dict[str, ReportFile | _Stdout] = {}
+    opened: list[tuple[Requested, ReportFile | Stdout]] = []
     bar = _BarStarter(err)
     try:
+        _check_usage(args, wanted)
+        select, ignore = reason_codes(args.select), reason_codes(args.ignore)
+        if args.old_fmt:
+            err.write(_DEPRECATED_FORMAT)
+        options = _options(args)
         # Every output is checked before the scan: none fails after an hour of work.
-        for name in ("json_report", "sarif", "html"):
-            target = getattr(args, name)
-            if target:
-                reports[name] = _Stdout(out) if target == "-" else ReportFile(target)
+        opened = [(want, _open(want, out)) for want in wanted]
         if options.audit_path is not None:
             check_appendable(options.audit_path)
         report = scan(
@@ -180,10 +79,13 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
             exclude=args.exclude,
             stdin=stdin,
             on_start=bar.start,
+            outputs=_written(wanted, options),
+            on_skip=None if args.quiet else _skip_note(err),
         )
         bar.close()  # cleared before the summary
-        _write_reports(report, args, reports, out, err)
-    except (ScanUsageError, AuditError) as exc:
+        report = selected(report, select, ignore)
+        _write_reports(report, args.quiet, opened, err)
+    except RenderSafeError as exc:  # a usage, policy or audit-file error
         bar.close()
         err.write(f"rendersafe: error: {exc}\n")
         return EXIT_ERROR
@@ -192,66 +94,97 @@ def run_scan(args: argparse.Namespace, out: TextIO, err: TextIO, stdin: bytes | 
         err.write(f"rendersafe: internal error: {exc!r}\n")
         return EXIT_ERROR
     finally:
-        for unwritten in reports.values():
+        for _, unwritten in opened:
             unwritten.abandon()
-    return _exit_code(report)
+    return _exit_code(report, args, fixing=_fixing(options))
 
 
-def _usage_error(args: argparse.Namespace) -> str:
-    """What is wrong with the options together, or ""."""
+def _check_usage(args: argparse.Namespace, wanted: list[Requested]) -> None:
+    """`ScanUsageError` saying what is wrong with the options together."""
     if args.fix and args.in_place:
-        return "--fix and --in-place exclude each other"
+        raise ScanUsageError("--fix and --in-place exclude each other")
     if args.max_record_bytes < 1:
-        return "--max-record-bytes must be at least 1"
+        raise ScanUsageError("--max-record-bytes must be at least 1")
     if args.role_paths and not args.json_paths:
-        return "--role-path needs --json-path (the texts it gives roles)"
-    if [args.json_report, args.sarif, args.html].count("-") > 1:
-        return "only one of --json, --sarif and --html can be - (stdout)"
-    return ""
+        raise ScanUsageError("--role-path needs --json-path (the texts it gives roles)")
+    if sum(want.target == "-" for want in wanted) > 1:
+        raise ScanUsageError("only one of --output, --json, --sarif and --html can be - (stdout)")
+    if args.fmt != "auto" and args.old_fmt and args.fmt != args.old_fmt:
+        raise ScanUsageError("--format (deprecated) and --input-format disagree")
+
+
+def _options(args: argparse.Namespace) -> ScanOptions:
+    roles = frozenset(role.lower() for role in args.roles or ASSISTANT_ROLES)
+    return ScanOptions(
+        policy=load_policy(args.policy),
+        fmt=args.old_fmt if args.fmt == "auto" and args.old_fmt else args.fmt,
+        roles=None if args.all_roles else roles,
+        json_paths=tuple(args.json_paths),
+        role_paths=tuple(args.role_paths),
+        fix_dir=Path(args.fix) if args.fix else None,
+        in_place=args.in_place,
+        audit_path=Path(args.audit) if args.audit else None,
+        max_record_bytes=args.max_record_bytes,
+        keep_unsanitisable=args.keep_unsanitisable,
+    )
+
+
+def _open(want: Requested, out: TextIO) -> ReportFile | Stdout:
+    return Stdout(out) if want.target == "-" else ReportFile(want.target)
+
+
+def _written(wanted: list[Requested], options: ScanOptions) -> list[Path]:
+    """The files this scan writes besides fixed copies: never read as inputs."""
+    files = [Path(want.target) for want in wanted if want.target != "-"]
+    return files + ([options.audit_path] if options.audit_path is not None else [])
+
+
+def _skip_note(err: TextIO) -> Callable[[str], None]:
+    def note(path: str) -> None:
+        err.write(f"rendersafe: {path}: a report rendersafe wrote; not scanned\n")
+
+    return note
 
 
 def _write_reports(
     report: ScanReport,
-    args: argparse.Namespace,
-    reports: dict[str, ReportFile | _Stdout],
-    out: TextIO,
+    quiet: bool,
+    opened: list[tuple[Requested, ReportFile | Stdout]],
     err: TextIO,
 ) -> None:
-    to_stdout = any(isinstance(r, _Stdout) for r in reports.values())
-    if "json_report" in reports:
-        reports.pop("json_report").write(report.model_dump_json(indent=2) + "\n")
-    if "sarif" in reports:
-        reports.pop("sarif").write(json.dumps(sarif(report), indent=2) + "\n")
-    if "html" in reports:
-        reports.pop("html").write(html_report(report))
-    if not args.quiet:
-        # stdout holds the report: the table goes to stderr, so the report parses.
-        (err if to_stdout else out).write(table(report))
+    """Write each report (taking it off `opened`); the summary goes to stderr when no
+    text report is on stdout; each unreadable input is named on stderr."""
+    brief = quiet or _nothing_read(report)  # no empty table before the error
+    console = any(want.fmt == "text" and want.target == "-" for want, _ in opened)
+    while opened:
+        want, target = opened.pop(0)
+        target.write(_RENDER[want.fmt](report, brief))
+    if not console and not brief:
+        err.write(table(report))
     for error in report.errors:
         where = f"{error.path}:{error.line}" if error.line else error.path
         err.write(f"rendersafe: {where}: {error.message}\n")
 
 
-def _exit_code(report: ScanReport) -> int:
+def _nothing_read(report: ScanReport) -> bool:
     s = report.summary
-    if s.records == 0 and (report.errors or s.files == 0):
-        return EXIT_ERROR  # nothing could be read at all
-    return EXIT_FINDINGS if s.findings or report.errors else EXIT_CLEAN
+    return s.records == 0 and bool(report.errors or s.files == 0)
 
 
-class _Stdout:
-    """A report written to standard output (`--json -`)."""
+def _fixing(options: ScanOptions) -> bool:
+    """Does this scan fix what it finds? (Shadow mode never does.)"""
+    asked = options.fix_dir is not None or options.in_place
+    return asked and options.policy.mode != "monitor"
 
-    def __init__(self, out: TextIO) -> None:
-        self.out = out
 
-    def write(self, text: str) -> None:
-        """Write the report."""
-        self.out.write(text)
-        self.out.flush()
-
-    def abandon(self) -> None:
-        """Nothing to close."""
+def _exit_code(report: ScanReport, args: argparse.Namespace, *, fixing: bool) -> int:
+    if _nothing_read(report):
+        return EXIT_ERROR
+    if report.errors:
+        return EXIT_FINDINGS  # an input not read (or not fixed) is never clean
+    if args.exit_zero or fixing or not failing(report, args.fail_on):
+        return EXIT_CLEAN
+    return EXIT_FINDINGS
 
 
 class _BarStarter:

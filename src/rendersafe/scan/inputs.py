@@ -87,29 +87,68 @@ def discover(
     arguments: Sequence[str], include: Sequence[str], exclude: Sequence[str]
 ) -> Iterator[Found | ErrorRow]:
     """Each input, or an error naming one that cannot be read (an unreadable directory
-    or file, a dangling link, a FIFO, a device, a socket, a link to a directory)."""
+    or file, a dangling link, a FIFO, a device, a socket, a link to a directory).
+
+    Each input's `relative` (its place under `--fix DIR`) keeps the path of the
+    argument that named it below the arguments' common folder: `a/logs b/logs` fix
+    into `DIR/a/logs/...` and `DIR/b/logs/...`; one argument's files go straight in."""
+    prefixes = _prefixes(arguments)
     for argument in arguments:
-        if argument == "-":
-            yield Found(Path("-"), "-", Path("stdin"))
-            continue
-        if _MAGIC.search(argument) and not os.path.lexists(argument):
-            yield from _pattern(argument, include, exclude)
-            continue
-        root = Path(argument)
-        try:
-            mode = root.stat().st_mode
-        except OSError as exc:
-            yield ErrorRow(path=argument, message=_gone(root, exc))
-            continue
-        if stat.S_ISDIR(mode):
-            yield from _walk(root, root, root.resolve(), include, exclude)
-        elif stat.S_ISREG(mode):
-            yield from _file(
-                Found(root, argument, Path(root.name), root.absolute().parent.resolve())
-            )
-        else:
-            hint = " (a pipe: scan - and feed it on standard input)" if stat.S_ISFIFO(mode) else ""
-            yield ErrorRow(path=argument, message=_special(mode) + hint)
+        prefix = prefixes.get(argument, Path())
+        for item in _argument(argument, include, exclude):
+            yield _under(item, prefix)
+
+
+def _under(item: Found | ErrorRow, prefix: Path) -> Found | ErrorRow:
+    if isinstance(item, Found) and prefix != Path():
+        return replace(item, relative=prefix / item.relative)
+    return item
+
+
+def _argument(
+    argument: str, include: Sequence[str], exclude: Sequence[str]
+) -> Iterator[Found | ErrorRow]:
+    if argument == "-":
+        yield Found(Path("-"), "-", Path("stdin"))
+        return
+    if _MAGIC.search(argument) and not os.path.lexists(argument):
+        yield from _pattern(argument, include, exclude)
+        return
+    root = Path(argument)
+    try:
+        mode = root.stat().st_mode
+    except OSError as exc:
+        yield ErrorRow(path=argument, message=_gone(root, exc))
+        return
+    if stat.S_ISDIR(mode):
+        yield from _walk(root, root, root.resolve(), include, exclude)
+    elif stat.S_ISREG(mode):
+        yield from _file(Found(root, argument, Path(root.name), root.absolute().parent.resolve()))
+    else:
+        hint = " (a pipe: scan - and feed it on standard input)" if stat.S_ISFIFO(mode) else ""
+        yield ErrorRow(path=argument, message=_special(mode) + hint)
+
+
+def _prefixes(arguments: Sequence[str]) -> dict[str, Path]:
+    """Each argument's folder (a directory itself, a file's parent, a pattern's part
+    before its first wildcard) relative to the folder all of them share."""
+    folders = {argument: _folder(argument) for argument in arguments if argument != "-"}
+    known = {argument: folder for argument, folder in folders.items() if folder is not None}
+    if len(known) < 2:
+        return {}
+    common = os.path.commonpath(list(known.values()))
+    return {argument: Path(os.path.relpath(folder, common)) for argument, folder in known.items()}
+
+
+def _folder(argument: str) -> str | None:
+    if _MAGIC.search(argument) and not os.path.lexists(argument):
+        parts = Path(argument).parts
+        fixed = next(i for i, part in enumerate(parts) if _MAGIC.search(part))
+        return os.path.abspath(Path(*parts[:fixed]) if fixed else Path())
+    path = Path(argument)
+    if path.is_dir():
+        return os.path.abspath(path)
+    return os.path.abspath(path.parent) if path.exists() else None
 
 
 def _pattern(

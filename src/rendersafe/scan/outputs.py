@@ -1,16 +1,55 @@
-"""The files a scan writes besides fixed copies (`--json`, `--sarif`, `--audit`),
-opened before the scan so a path that cannot be written fails first, by name."""
+"""Where a scan's reports go (`--output-format` and `-o`, `--json`, `--sarif`,
+`--html`) and the audit file: each file opened before the scan, so a path that cannot
+be written fails first, by name."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .runner import ScanUsageError
 
-__all__ = ["ReportFile", "check_appendable"]
+__all__ = ["ReportFile", "Requested", "Stdout", "check_appendable", "requested"]
+
+
+@dataclass(frozen=True)
+class Requested:
+    """A report asked for: its format, and its file (`-`: standard output)."""
+
+    fmt: str
+    target: str
+
+
+def requested(
+    output_format: str | None, output: str | None, extra: dict[str, str | None]
+) -> list[Requested]:
+    """The reports a scan writes: the one `--output-format`/`-o` choose (text on stdout
+    by default, dropped if another takes stdout and neither was given), then `extra`
+    (`--json`, `--sarif`, `--html`: format to file)."""
+    also = [Requested(fmt, target) for fmt, target in extra.items() if target]
+    chosen = output_format is not None or output is not None
+    if chosen or all(report.target != "-" for report in also):
+        also.insert(0, Requested(output_format or "text", output or "-"))
+    return also
+
+
+class Stdout:
+    """A report written to standard output (`-o -`, `--json -`)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> None:
+        """Write the report."""
+        self.out.write(text)
+        self.out.flush()
+
+    def abandon(self) -> None:
+        """Nothing to close."""
 
 
 class ReportFile:

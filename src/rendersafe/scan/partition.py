@@ -249,6 +249,7 @@ class _Scanner:
         try:
             text = raw[len(bom) :].decode("utf-8")
             if self.task.fmt == "text":
+                self.result.records += 1  # a Markdown or text file is one reply
                 changes = self._judge(_whole_reply(text), 1, self.task.display)
                 self._write(bom + changes[0].encode() if changes else raw)
                 return
@@ -361,6 +362,8 @@ class _Scanner:
         return changes
 
     def _finding(self, finding: Finding, line_no: int, rid: str, message: RecordText) -> None:
+        if self.task.fmt == "text":  # one reply per file: the line of the change in it
+            line_no += message.text.count("\n", 0, finding.start)
         row = FindingRow(
             path=self.task.display,
             line=line_no,

@@ -1,6 +1,6 @@
 """The scan report: a summary, one row per finding, one per unreadable input; as a
-readable table, as JSON (`ScanReport`, schema in docs/scan-report.schema.json), and as
-SARIF 2.1.0 for code-scanning UIs."""
+readable table and as JSON (`ScanReport`, schema in docs/scan-report.schema.json);
+`sarif` writes it for code-scanning UIs."""
 
 from __future__ import annotations
 
@@ -12,12 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._build import __version__
 from ..audit.summary import TOP, count_rows
-from ..findings import Reason
 from .partition import PartResult
 from .rows import ErrorRow, FindingRow
-from .rules import HELP_URL, RULES, sarif_rule
 
-__all__ = ["ScanReport", "ScanSummary", "build_report", "sarif", "table"]
+__all__ = ["ScanReport", "ScanSummary", "build_report", "finding_counts", "table"]
 
 
 class TopRecord(BaseModel):
@@ -67,23 +65,30 @@ def build_report(results: Iterable[PartResult], errors: Iterable[ErrorRow]) -> S
     files = {result.task.display for result in results}
     # A whole file unreadable (no line), or an argument that is no file at all.
     unreadable_files = {e.path for e in all_errors if e.line is None} | {e.path for e in errors}
-    per_record = Counter((row.path, row.record_id) for row in findings)
     summary = ScanSummary(
         files=len(files),
         files_unreadable=len(unreadable_files),
         records=sum(r.records for r in results),
         records_unreadable=sum(r.unreadable for r in results),
-        records_changed=len(per_record),
         bytes=sum(r.bytes_read for r in results),
-        findings=len(findings),
-        by_construct=dict(Counter(str(row.kind) for row in findings).most_common()),
-        by_reason=dict(Counter(str(x) for row in findings for x in row.reasons).most_common()),
-        by_host=dict(Counter(row.host or "(no host)" for row in findings).most_common()),
-        top_records=[
-            TopRecord(path=p, record_id=r, findings=n) for (p, r), n in per_record.most_common(TOP)
-        ],
+        **finding_counts(findings),
     )
     return ScanReport(summary=summary, findings=findings, errors=all_errors)
+
+
+def finding_counts(findings: list[FindingRow]) -> dict[str, Any]:
+    """The summary's fields that count the findings (all but files, records and bytes)."""
+    per_record = Counter((row.path, row.record_id) for row in findings)
+    return {
+        "records_changed": len(per_record),
+        "findings": len(findings),
+        "by_construct": dict(Counter(str(row.kind) for row in findings).most_common()),
+        "by_reason": dict(Counter(str(x) for row in findings for x in row.reasons).most_common()),
+        "by_host": dict(Counter(row.host or "(no host)" for row in findings).most_common()),
+        "top_records": [
+            TopRecord(path=p, record_id=r, findings=n) for (p, r), n in per_record.most_common(TOP)
+        ],
+    }
 
 
 def _unmatched_paths(results: list[PartResult]) -> list[ErrorRow]:
@@ -128,36 +133,6 @@ def table(report: ScanReport) -> str:
             f"  {e.path}:{e.line if e.line else '-'}: {e.message}" for e in report.errors[:TOP]
         ]
     return "\n".join(lines) + "\n"
-
-
-def sarif(report: ScanReport) -> dict[str, Any]:
-    """The findings as a SARIF 2.1.0 log."""
-    rules = [sarif_rule(reason) for reason in Reason]
-    results = [_result(row) for row in report.findings]
-    driver = {
-        "name": "rendersafe",
-        "version": __version__,
-        "informationUri": HELP_URL,
-        "rules": rules,
-    }
-    return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
-    }
-
-
-def _result(row: FindingRow) -> dict[str, Any]:
-    where = f" {row.host}" if row.host else ""
-    text = f"{row.kind} {row.action} ({', '.join(row.reasons)}){where}"
-    location = {"artifactLocation": {"uri": row.path}, "region": {"startLine": row.line}}
-    worst = max(row.reasons, key=lambda r: RULES.get(r, (0.0, ""))[0], default=None)
-    return {
-        "ruleId": str(worst) if worst else "rendersafe",
-        "level": "error",
-        "message": {"text": f"{text}, record {row.record_id}, role {row.role}"},
-        "locations": [{"physicalLocation": location}],
-    }
 
 
 def _rows(counts: dict[str, int]) -> list[str]:

@@ -6,13 +6,14 @@ critical): a URL that carries the user's data is worse than one to an unknown ho
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
 from typing import Any
 
 from .._build import __version__
 from ..findings import Reason
 
-__all__ = ["HELP_URL", "RULES", "sarif_rule"]
+__all__ = ["HELP_URL", "RULES", "level", "sarif_rule", "severity", "worst_reason"]
 
 # Where the README is published; each rule links to its row (`#rule-<code>`).
 HELP_URL = "https://github.com/rendersafe/rendersafe/blob/main/README.md"
@@ -155,9 +156,27 @@ RULES: MappingProxyType[Reason, tuple[float, str]] = MappingProxyType(
 )
 
 
+_UNRATED = 5.0  # a reason with no row above: neither ignored nor alarming
+
+
+def severity(reasons: Iterable[Reason]) -> float:
+    """The security severity of a finding: its worst reason's (0.0 with no reason)."""
+    return max((RULES.get(r, (_UNRATED, ""))[0] for r in reasons), default=0.0)
+
+
+def worst_reason(reasons: Iterable[Reason]) -> Reason | None:
+    """The reason a finding is filed under: its most severe (the first of equals)."""
+    return max(reasons, key=lambda r: RULES.get(r, (_UNRATED, ""))[0], default=None)
+
+
+def level(reasons: Iterable[Reason]) -> str:
+    """The SARIF level: `error` from severity 7.0 (GitHub's "high") up, else `warning`."""
+    return "error" if severity(reasons) >= 7 else "warning"
+
+
 def sarif_rule(reason: Reason) -> dict[str, Any]:
     """The SARIF `reportingDescriptor` of `reason`."""
-    severity, text = RULES.get(reason, (5.0, str(reason).replace("_", " ")))
+    rated, text = RULES.get(reason, (_UNRATED, str(reason).replace("_", " ")))
     return {
         "id": str(reason),
         "name": "".join(word.capitalize() for word in str(reason).split("_")),
@@ -165,6 +184,6 @@ def sarif_rule(reason: Reason) -> dict[str, Any]:
         "fullDescription": {"text": text},
         "helpUri": f"{HELP_URL}#rule-{str(reason).replace('_', '-')}",
         "help": {"text": f"{text} See the README, reason codes ({__version__})."},
-        "defaultConfiguration": {"level": "error" if severity >= 7 else "warning"},
-        "properties": {"security-severity": f"{severity:.1f}", "tags": ["security"]},
+        "defaultConfiguration": {"level": level((reason,))},
+        "properties": {"security-severity": f"{rated:.1f}", "tags": ["security"]},
     }

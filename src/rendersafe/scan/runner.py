@@ -11,7 +11,7 @@ import ctypes
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +21,7 @@ from ..errors import RenderSafeError
 from . import progress as meter
 from .inputs import DEFAULT_INCLUDE, NO_MATCH, Found, Task, discover, plan, remove_if_stale
 from .options import ScanOptions
+from .own_reports import is_own_report
 from .partition import PartResult, scan_partition
 from .report import ScanReport, build_report
 from .rows import ErrorRow
@@ -51,8 +52,13 @@ def tasks_for(
     include: Sequence[str] = DEFAULT_INCLUDE,
     exclude: Sequence[str] = (),
     stdin: bytes | None = None,
+    outputs: Collection[Path] = (),
+    on_skip: Callable[[str], None] | None = None,
 ) -> tuple[list[Task], list[ErrorRow]]:
     """The tasks a scan of `arguments` runs, and the inputs it cannot read (or fix).
+
+    The scan's own `outputs`, and reports an earlier scan wrote (`own_reports`), are
+    not read: `on_skip` is told each earlier report's name.
 
     Outputs are checked first: `ScanUsageError` if `fix_dir` cannot be written; an
     error row for each file `in_place` cannot rewrite. Temporary files a killed scan
@@ -64,10 +70,11 @@ def tasks_for(
         check_fix_dir(options.fix_dir)
     found: list[Found] = []
     errors: list[ErrorRow] = []
+    written = {Path(os.path.abspath(path)) for path in outputs}
     for item in discover(arguments, include, exclude):
         if isinstance(item, ErrorRow):
             errors.append(item)
-        else:
+        elif not _is_report(item, written, on_skip):
             found.append(item)
     if not found and all(error.message == NO_MATCH for error in errors):
         names = " ".join(arguments)
@@ -79,6 +86,18 @@ def tasks_for(
     tasks, unwritable = _writable_tasks(tasks)
     remove_stale_temporaries({t.fix_path.parent for t in tasks if t.fix_path is not None})
     return tasks, errors + unwritable
+
+
+def _is_report(item: Found, written: set[Path], on_skip: Callable[[str], None] | None) -> bool:
+    if item.tree is None:
+        return False  # standard input
+    if Path(os.path.abspath(item.path)) in written or item.path.resolve() in written:
+        return True
+    if not is_own_report(item.path):
+        return False
+    if on_skip is not None:
+        on_skip(item.display)
+    return True
 
 
 def check_fix_dir(fix_dir: Path) -> None:
@@ -162,13 +181,23 @@ def scan(
     stdin: bytes | None = None,
     progress: Progress | None = None,
     on_start: Callable[[list[Task]], None] | None = None,
+    outputs: Collection[Path] = (),
+    on_skip: Callable[[str], None] | None = None,
 ) -> ScanReport:
     """Scan every input; write fixed copies if `options` asks (each moved into place
     as soon as all its parts are done); return the report. `on_start` is given the
-    tasks before they run, `progress` each result as it comes."""
+    tasks before they run, `progress` each result as it comes; `outputs` (the scan's
+    own reports) and earlier reports (each told to `on_skip`) are not read."""
     options = with_audit_key(options)
     tasks, errors = tasks_for(
-        arguments, options, jobs=jobs, include=include, exclude=exclude, stdin=stdin
+        arguments,
+        options,
+        jobs=jobs,
+        include=include,
+        exclude=exclude,
+        stdin=stdin,
+        outputs=outputs,
+        on_skip=on_skip,
     )
     if on_start is not None:
         on_start(tasks)
