@@ -3,8 +3,9 @@
 A page asks for one with a marker comment on a line of its own
 (`<!-- rendersafe: policy-fields -->`); the hook replaces it when the site is built:
 
-- `policy-fields`, `policy-thresholds`: from `Policy`'s JSON schema, its pydantic `Field`
-  descriptions, defaults and bounds (docs/reference/policy.md);
+- `policy-fields`, and `policy-thresholds`, `policy-image-proxy`, `policy-link-interstitial`
+  for its nested models: from `Policy`'s JSON schema, its pydantic `Field` descriptions,
+  defaults and bounds (docs/reference/policy.md);
 - `reason-codes`: from `rendersafe.scan.rules.RULES`, the severities and texts the SARIF
   report carries (docs/reference/reason-codes.md);
 - `audit-record-fields`: from docs/audit-record.schema.json (docs/reference/audit-record.md).
@@ -69,10 +70,14 @@ def policy_fields() -> str:
     return _fields(Policy.model_json_schema()["properties"])
 
 
-def policy_thresholds() -> str:
-    """The `thresholds.*` fields: when a URL carries data."""
-    schema = Policy.model_json_schema()
-    return _fields(schema["$defs"]["Thresholds"]["properties"], "thresholds.")
+def _nested(model: str, prefix: str) -> Callable[[], str]:
+    """The table of one nested model of the policy (`Thresholds`, `ImageProxy`, ...)."""
+
+    def table() -> str:
+        schema = Policy.model_json_schema()
+        return _fields(schema["$defs"][model]["properties"], prefix)
+
+    return table
 
 
 def reason_codes() -> str:
@@ -101,7 +106,9 @@ def audit_record_fields() -> str:
 
 TABLES: Mapping[str, Callable[[], str]] = {
     "policy-fields": policy_fields,
-    "policy-thresholds": policy_thresholds,
+    "policy-thresholds": _nested("Thresholds", "thresholds."),
+    "policy-image-proxy": _nested("ImageProxy", "image_proxy."),
+    "policy-link-interstitial": _nested("LinkInterstitial", "link_interstitial."),
     "reason-codes": reason_codes,
     "audit-record-fields": audit_record_fields,
 }
