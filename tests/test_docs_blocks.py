@@ -37,7 +37,10 @@ COMMANDS: dict[str, str] = {
     r"pytest": "the test suite itself (.ci/run runs it)",
     r"^npm ci": "downloads the JavaScript renderers (.ci/run does)",
     r"^\.venv/bin/(ruff|mypy|mkdocs)": "tooling ([dev], [docs]): .ci/run runs it",
-    r"benchmarks/": "a benchmark, minutes long: .ci/run runs each once, small",
+    r"benchmarks/(bench_|pathological|conversation_)": "a benchmark, minutes long (.ci/run "
+    "runs each bench_*.py once, small)",
+    r"benchmarks/": "a long research run (fuzzing, sampling in Chromium, counting, shrinking "
+    "failures): minutes to hours",
     r"^vllm serve": "needs a model server and its weights",
     r"^curl ": "needs Ollama behind the proxy",
     r"litellm --config": LITELLM,
