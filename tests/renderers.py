@@ -58,7 +58,7 @@ def _python_markdown(text: str) -> str:
 
     Without `fenced_code`, python-markdown renders the inside of a ``` fence as
     Markdown. Every chat renderer knows fences, and rendersafe leaves code alone
-    (README, "Limits"), so fenced replies are rendered with the extension on.
+    (docs/limits.md), so fenced replies are rendered with the extension on.
     """
     fenced = any(t.type == "fence" for t in _mdit.parse(text))
     return str(pymd.markdown(text, extensions=["fenced_code"] if fenced else []))

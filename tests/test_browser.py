@@ -6,16 +6,19 @@ page's attacker log stays empty; bypassed, the attacker server receives the user
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 from rendersafe.demo import Attacker, build_demo
 from rendersafe.demo.replies import KEY, SECRET
@@ -24,10 +27,27 @@ from servers import Server
 CHROMIUM = Path("/usr/bin/chromium")
 # CI installs Chromium and sets this, so the test cannot be skipped there.
 REQUIRED = os.environ.get("REQUIRE_BROWSER_TEST") == "1"
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists() and not REQUIRED,
-    reason="needs Debian's chromium (apt-get install chromium; done by .ci/run)",
+
+
+def _importable(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+# Why the browser tests cannot run here ("" when they can, or CI requires them).
+MISSING = (
+    ""
+    if REQUIRED
+    else "needs Debian's chromium (apt-get install chromium; done by .ci/run)"
+    if not CHROMIUM.exists()
+    else "needs playwright, a [dev] tool: pip install -e '.[dev]'"
+    if not _importable("playwright.sync_api")
+    else ""
 )
+pytestmark = pytest.mark.skipif(bool(MISSING), reason=MISSING)
 # Chromium's own background traffic is switched off: only the page's requests remain.
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -61,6 +81,8 @@ def demo() -> Iterator[Demo]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415  (a [dev] tool)
+
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield launched

@@ -15,11 +15,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from playwright.sync_api import Browser, sync_playwright
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -30,7 +33,7 @@ from rendersafe import ImageProxy, Policy, PolicyError, csp
 from rendersafe.cli import run
 from rendersafe.content_security import ContentSecurityPolicyMiddleware
 from servers import Server
-from test_browser import ARGS, CHROMIUM, REQUIRED
+from test_browser import ARGS, CHROMIUM, MISSING
 
 KEY = "k3y-" + "0123456789abcdefghijklmnopqrstuvwxyz"
 
@@ -205,10 +208,7 @@ def test_the_command_prints_the_header_and_an_nginx_line(tmp_path: Path) -> None
 
 # -- in Chromium ------------------------------------------------------------------------------
 
-chromium_only = pytest.mark.skipif(
-    not CHROMIUM.exists() and not REQUIRED,
-    reason="needs Debian's chromium (apt-get install chromium; done by .ci/run)",
-)
+chromium_only = pytest.mark.skipif(bool(MISSING), reason=MISSING)
 
 
 @dataclass
@@ -227,6 +227,8 @@ class _Seen:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415  (a [dev] tool)
+
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield launched

@@ -33,7 +33,7 @@ def test_every_engine_has_an_example() -> None:
 def test_the_example_runs(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     required = os.environ.get(f"REQUIRE_{name.upper()}_TEST") == "1"
     if importlib.util.find_spec(NEEDS[name]) is None and not required:
-        pytest.skip(f"needs {NEEDS[name]}: pip install 'rendersafe[{name}]'")
+        pytest.skip(f"needs {NEEDS[name]}: pip install -e '.[{name}]'")
     if name == "spark" and not shutil.which("java") and not required:
         pytest.skip("needs Java for Spark")
     if name == "ray":

@@ -131,7 +131,7 @@ def test_a_url_without_expiry_does_not_verify_under_a_proxy_that_sets_one() -> N
 
 
 def _proxy_app(proxy: ImageProxy) -> Starlette:
-    """A proxy as the README tells one to write it: the context is the requesting
+    """A proxy as docs/reference/policy.md tells one to write it: the context is the requesting
     user (here a header standing in for its session), never read from the URL."""
 
     async def image(request: Request) -> Response:

@@ -79,7 +79,7 @@ def _refuse_bools(model: type[BaseModel], data: dict[str, Any], prefix: str = ""
 
 
 class Thresholds(BaseModel):
-    """When does a URL *carry data*? Tuned on real documentation links (see README)."""
+    """When does a URL *carry data*? Tuned on real links (docs/reference/threat-model.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -382,14 +382,25 @@ class Policy(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     allowed_image_hosts: tuple[str, ...] = Field(
-        (), description="Hosts images may load from. A registrable domain admits its subdomains."
+        (),
+        description="Hosts images may load from. A registrable domain admits its subdomains "
+        "on its own site (not tenants below a public suffix under it). `host:port` allows a "
+        "non-default port; a bare host, the default one.",
     )
     trusted_link_hosts: tuple[str, ...] = Field(
-        (), description="Hosts whose links are kept even when they carry data."
+        (),
+        description="Hosts whose links are kept even when they carry data. Matched like "
+        "allowed_image_hosts, port included.",
     )
-    blocked_hosts: tuple[str, ...] = Field((), description="Hosts never linked to nor loaded from.")
+    blocked_hosts: tuple[str, ...] = Field(
+        (),
+        description="Hosts never linked to nor loaded from, on any port; a domain blocks "
+        "everything under it. No port.",
+    )
     allowed_link_schemes: tuple[str, ...] = Field(
-        ("http", "https", "mailto"), description="Schemes a link may use (relative links pass)."
+        ("http", "https", "mailto"),
+        description="Schemes a link may use (relative links pass). javascript, vbscript, "
+        "file and data are refused.",
     )
     allow_relative_images: bool = Field(
         False, description="Keep images with a relative source (loaded from the chat's origin)."
@@ -398,13 +409,26 @@ class Policy(BaseModel):
         False, description="Keep data:image/png|gif|jpeg|webp images (never SVG)."
     )
     removed_image: RemovedImage = Field(
-        "alt_and_marker", description="What replaces a removed image."
+        "alt_and_marker",
+        description="What replaces a removed image: its alt text, the marker, both, or nothing.",
     )
     data_link: DataLink = Field(
         "text", description="What replaces a link that carries data (autolinks: the marker)."
     )
-    image_marker: str = Field("[image removed]", min_length=1, max_length=80, pattern=_ONE_LINE)
-    link_marker: str = Field("[link removed]", min_length=1, max_length=80, pattern=_ONE_LINE)
+    image_marker: str = Field(
+        "[image removed]",
+        min_length=1,
+        max_length=80,
+        pattern=_ONE_LINE,
+        description="Put where an image was; inserted backslash-escaped, inert in every renderer.",
+    )
+    link_marker: str = Field(
+        "[link removed]",
+        min_length=1,
+        max_length=80,
+        pattern=_ONE_LINE,
+        description="Put where an autolink or bare URL was, backslash-escaped.",
+    )
     raw_html: RawHtml = Field(
         "sanitize",
         description="sanitize: keep safe tags; escape: show all tags as text; strip: drop tags.",
@@ -416,7 +440,8 @@ class Policy(BaseModel):
         16,
         ge=0,
         le=100_000,
-        description="Images kept per reply; later ones are removed. None: no cap.",
+        description="Images kept per reply (Markdown and HTML, in order); later ones are "
+        "removed. None: no cap.",
     )
     max_hold_chars: int = Field(
         8192,
@@ -426,7 +451,11 @@ class Policy(BaseModel):
         "bounds what a stream holds back.",
     )
     max_input_chars: int = Field(
-        500_000, gt=0, le=100_000_000, description="Longer replies raise InputTooLargeError."
+        500_000,
+        gt=0,
+        le=100_000_000,
+        description="Longer replies raise InputTooLargeError from run and sanitize (a stream is "
+        "bounded by max_hold_chars instead).",
     )
     audit_required: bool = Field(
         False,

@@ -1,8 +1,8 @@
 """Raw data a URL can carry unencoded: credentials, e-mail addresses, card numbers.
 
-`CREDENTIALS` is the documented list of key and token formats (README, "Reply-only
-judgement"); each pattern wants the shape its issuer documents, not a bare prefix,
-so that `sk-learn` or a `risk-using-...` slug is not a key.
+`CREDENTIALS` is the documented list of key and token formats
+(docs/reference/threat-model.md, "Raw data"); each pattern wants the shape its issuer
+documents, not a bare prefix, so that `sk-learn` or a `risk-using-...` slug is not a key.
 """
 
 from __future__ import annotations
