@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import re
+from typing import Any
 
 import pytest
 
@@ -498,7 +499,12 @@ def test_long_messages_are_read_each_time_not_kept() -> None:
     from rendersafe.conversation import index, prose, seen  # noqa: PLC0415
     from rendersafe.conversation.messages import MEMO_CHARS  # noqa: PLC0415
 
-    memos = (index._message_text, index._message_pieces, prose._words, seen._memo_bare_of)
+    memos: tuple[Any, ...] = (
+        index._message_text,
+        index._message_pieces,
+        prose._words,
+        seen._memo_bare_of,
+    )
     filler = "plain words about the weather and docs.example.org pages " * (MEMO_CHARS // 50)
     long_chat = [{"role": "user", "content": f"{filler} my key is a8Fk2mQ9xZ3vL7pW"}]
     before = [memo.cache_info().currsize for memo in memos]

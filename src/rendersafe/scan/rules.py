@@ -15,8 +15,8 @@ from ..findings import Reason
 
 __all__ = ["HELP_URL", "RULES", "level", "sarif_rule", "severity", "worst_reason"]
 
-# Where the README is published; each rule links to its row (`#rule-<code>`).
-HELP_URL = "https://github.com/rendersafe/rendersafe/blob/main/README.md"
+# Where the reason-code page is published; each rule links to its row (`#rule-<code>`).
+HELP_URL = "https://github.com/rendersafe/rendersafe/blob/main/docs/reference/reason-codes.md"
 
 _R = Reason
 RULES: MappingProxyType[Reason, tuple[float, str]] = MappingProxyType(
@@ -183,7 +183,7 @@ def sarif_rule(reason: Reason) -> dict[str, Any]:
         "shortDescription": {"text": str(reason).replace("_", " ")},
         "fullDescription": {"text": text},
         "helpUri": f"{HELP_URL}#rule-{str(reason).replace('_', '-')}",
-        "help": {"text": f"{text} See the README, reason codes ({__version__})."},
+        "help": {"text": f"{text} See the reason codes page ({__version__})."},
         "defaultConfiguration": {"level": level((reason,))},
         "properties": {"security-severity": f"{rated:.1f}", "tags": ["security"]},
     }
