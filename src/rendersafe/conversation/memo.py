@@ -75,8 +75,9 @@ class MessageMemo(Generic[K, V]):
         data = self._data
         found = data.get(key)
         if found is not None:
-            # Evicted by another thread meanwhile: still a good reading.
-            with contextlib.suppress(KeyError):
+            # Reordered under the lock: eviction in another thread walks the same links.
+            # Evicted meanwhile: still a good reading.
+            with self._lock, contextlib.suppress(KeyError):
                 data.move_to_end(key)
             return found[0]
         value = self._make(key)
