@@ -80,7 +80,8 @@ def test_a_readme_example_runs_in_the_fresh_venv(block: docs_site.Block, checkou
 def test_the_scan_with_fix_writes_clean_copies(checkout: Path) -> None:
     (command,) = (c for c in SHELL if " scan " in c and "--fix" in c)
     done = _bash(command, checkout, timeout=300)
-    assert done.returncode == 1, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:]  # every finding fixed, as `ruff --fix`
+    assert "Warning" not in done.stderr, done.stderr[-3000:]  # the install's settings are known
     assert (checkout / "cleaned" / "openai-chat.jsonl").exists()
 
 

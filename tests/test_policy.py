@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -178,6 +181,21 @@ def test_unknown_environment_variable_is_a_warning_naming_the_closest() -> None:
     assert "did you mean RENDERSAFE_THRESHOLDS__TEXT_WORDS?" in messages[1]
     with pytest.warns(UserWarning, match="RENDERSAFE_ZZZ_UNRELATED"):
         assert load_policy(environ={"RENDERSAFE_ZZZ_UNRELATED": "x"}) == Policy()
+
+
+def test_every_variable_the_package_reads_is_known_to_the_policy_reader() -> None:
+    """A process or build setting (the memo's size, the compiled build) never warns."""
+    root = Path(__file__).parents[1]
+    sources = [*(root / "src").rglob("*.py"), root / "hatch_build.py"]
+    names = {
+        n for path in sources for n in re.findall(r"RENDERSAFE_[A-Z_]+[A-Z]", path.read_text())
+    }
+    assert {"RENDERSAFE_BUILD_NATIVE", "RENDERSAFE_MESSAGE_MEMO_CHARS"} <= names
+    for name in sorted(names):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with contextlib.suppress(PolicyError):  # a value of the wrong kind is not the point
+                policy_from_env({name: "0"})
 
 
 def test_missing_or_broken_policy_file_is_an_error(tmp_path: Path) -> None:

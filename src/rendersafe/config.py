@@ -45,8 +45,18 @@ ENV_PREFIX = "RENDERSAFE_"
 POLICY_FILE_ENV = "RENDERSAFE_POLICY_FILE"
 AUDIT_KEY_ENV = "RENDERSAFE_AUDIT_KEY"  # keys the audit log's URL hashes
 FAST_PATH_ENV = "RENDERSAFE_FAST_PATH"  # `0`: no unit skips the pass (`units.fast`)
-# Settings of the process, not of the policy: ignored here.
-NOT_POLICY = frozenset({POLICY_FILE_ENV, AUDIT_KEY_ENV, FAST_PATH_ENV})
+# Settings of the process or of the build, not of the policy: read where they act, and
+# known here so that setting one does not warn.
+NOT_POLICY = frozenset(
+    {
+        POLICY_FILE_ENV,
+        AUDIT_KEY_ENV,
+        FAST_PATH_ENV,
+        "RENDERSAFE_MESSAGE_MEMO_CHARS",  # conversation.memo
+        "RENDERSAFE_NATIVE",  # _build: `0` runs the interpreted modules
+        "RENDERSAFE_BUILD_NATIVE",  # hatch_build: `0` installs without compiling
+    }
+)
 # Tables of a policy file that belong to a command, not to the policy.
 TOOL_TABLES = frozenset({"proxy"})
 _NESTED: dict[str, type[Thresholds] | type[ImageProxy]] = {
