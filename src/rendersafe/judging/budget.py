@@ -63,6 +63,7 @@ from .choice import Selection
 __all__ = ["Budget", "Spent"]
 
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
 _MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 _TRUNCATED = "the conversation was not read whole"
@@ -108,6 +109,7 @@ class Budget:
         "_fetched",
         "_memory",
         "_named",
+        "_observe",
         "_policy",
         "_sent",
         "_strict",
@@ -115,8 +117,14 @@ class Budget:
         "_words",
     )
 
-    def __init__(self, policy: Policy, conversation: Conversation) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        conversation: Conversation,
+        observe: Callable[[ParsedUrl], Observer] = observer_of,
+    ) -> None:
         self._policy = policy
+        self._observe = observe  # who reads a URL, the policy's trusted hosts told apart
         self._conversation = conversation
         self._trusted = frozenset(policy.trusted_roles)
         self._strict = policy.links == "strict"
@@ -271,6 +279,8 @@ class Budget:
             lower = run.lower()
             if len(lower) < 3 or lower.isalpha() or lower in known:
                 continue
+            if not lower.isdigit() and all(d in known for d in _DIGITS.findall(lower)):
+                continue  # `L121`: a line number the observer's own text gave, marked
             position = naming.given(lower)
             if position is None:
                 if sum(c.isdigit() for c in lower) >= _MADE_UP_DIGITS:
@@ -404,7 +414,7 @@ class Budget:
     def _earlier_spent(self) -> _Earlier:
         """What the model's earlier replies (as the client sends them back) spent."""
         if self._earlier is None:
-            self._earlier = _Earlier.of(self._conversation, self.cost, self._policy)
+            self._earlier = _Earlier.of(self._conversation, self.cost, self._policy, self._observe)
         return self._earlier
 
 
@@ -422,6 +432,7 @@ class _Earlier:
         conversation: Conversation,
         cost_of: Callable[[ParsedUrl, Observer, Role], Cost],
         policy: Policy,
+        observe: Callable[[ParsedUrl], Observer] = observer_of,
     ) -> _Earlier:
         """What `conversation`'s earlier replies spent, each URL costed by `cost_of`."""
         given = conversation.given_on()
@@ -431,7 +442,7 @@ class _Earlier:
             raw = _unproxied(shown, policy)
             role = Role.IMAGE if image or raw != shown else Role.LINK
             url = parse_url(raw)
-            observer = observer_of(url)
+            observer = observe(url)
             if observer.cls not in _COUNTED or not url.href:
                 continue
             cost = cost_of(url, observer, role)

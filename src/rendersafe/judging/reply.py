@@ -94,7 +94,9 @@ class ReplyJudge:
         self._now = time.time()  # when this reply's click-through links are signed
         self._tracker: ReplyTaint | None = conversation.tracker() if conversation else None
         # What the model may send each observer, with a conversation to tell copies by.
-        self._budget = Budget(urls.policy, conversation) if conversation is not None else None
+        self._budget = (
+            Budget(urls.policy, conversation, self._observer) if conversation is not None else None
+        )
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
         # `peek`'s verdicts on links, shared by the replies of one policy: without a
@@ -239,11 +241,16 @@ class ReplyJudge:
     def _observer(self, url: ParsedUrl) -> Observer:
         """Who reads a request to `url`. The policy's trusted hosts are trusted; so is an
         image host the policy allows, unless anyone can publish or fetch through it (a
-        tenant's or an observable host: the allowlist names a service, not its users)."""
+        tenant's or an observable host: the allowlist names a service, not its users),
+        and a tenant the allowlist names itself (`acme.imgix.net`: the operator's own
+        account, whose logs only the operator reads)."""
         if self.urls.trusts(url):
             return Observer(HostClass.TRUSTED, url.host)
         found = observer_of(url)
-        if found.cls is HostClass.UNKNOWN and self.urls.allows_image_host(url):
+        allowed = found.cls is HostClass.UNKNOWN and self.urls.allows_image_host(url)
+        if allowed or (
+            found.cls is HostClass.TENANT and self.urls.names_image_host(url, found.key)
+        ):
             return Observer(HostClass.TRUSTED, found.key)
         return found
 

@@ -143,6 +143,11 @@ class HostSet:
         """Does an entry match `host` at any port?"""
         return any(site.admits(host, cross=self._cross) for site in self._ports.values())
 
+    def names(self, host: str, port: str = "") -> bool:
+        """Is `host` itself an entry at `port` (not only under one)?"""
+        site = self._ports.get(port)
+        return site is not None and site.names(host)
+
 
 class _Site:
     """The hosts of one port: exact entries, and domains that admit their subdomains."""
@@ -152,6 +157,9 @@ class _Site:
     def __init__(self, hosts: Iterable[str]) -> None:
         self._exact = frozenset(hosts)
         self._domains = frozenset(h for h in self._exact if registrable_domain(h) == h)
+
+    def names(self, host: str) -> bool:
+        return host in self._exact
 
     def admits(self, host: str, *, cross: bool) -> bool:
         if host in self._exact:

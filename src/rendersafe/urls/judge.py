@@ -188,6 +188,11 @@ class UrlJudge:
         """Does the image allowlist admit `url`'s host and port?"""
         return url.mdurl_host is None and self._images.admits(url.host, url.port)
 
+    def names_image_host(self, url: ParsedUrl, key: str) -> bool:
+        """Does the image allowlist name `key` itself (a tenant's own host), at `url`'s
+        port, and admit `url`?"""
+        return self.allows_image_host(url) and self._images.names(key, url.port)
+
     def signed_by_proxy(self, url: ParsedUrl, context: str | None = None) -> bool:
         """True for a URL rendersafe itself rewrote through the image proxy, signed for
         `context` and not expired."""
