@@ -38,6 +38,15 @@ interpreted build, 2 x 40 turns whose messages were all seen, conversations rebu
 each turn) give the conversation's share of a turn: +35.3 % before, +29.9 % after.
 A new chat's replies differ from the plain run's (22 of 32 typical replies have links
 unlinked by the budget), so part of its cost is the full pass those rewrites need.
+
+`--wired` runs only the wired typical replies and chat turns. Measured (2026-12-05,
+compiled build, 2 cores shared with a niced callgrind run, `--wired --rounds 7`, the old
+and new trees run turn about, three runs each, the range of their medians): one chat's
+turns +77.3 to +80.8 % before, +73.8 to +75.5 % after link verdicts no conversation
+changes (a sealed service's, a trusted host's) were shared across replies; a new chat
++518 to +521 % before, +512 to +529 % after. Instructions (conversation_instructions.py):
++45.6 % -> +43.2 % (523 M -> 515 M on 359 M), new chat +352.6 % -> +349.7 %. Where the
+rest goes: docs/performance.md.
 """
 
 from __future__ import annotations
