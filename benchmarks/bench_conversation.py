@@ -38,6 +38,15 @@ interpreted build, 2 x 40 turns whose messages were all seen, conversations rebu
 each turn) give the conversation's share of a turn: +35.3 % before, +29.9 % after.
 A new chat's replies differ from the plain run's (22 of 32 typical replies have links
 unlinked by the budget), so part of its cost is the full pass those rewrites need.
+
+`--wired` runs only the wired typical replies and chat turns. Measured (2026-12-05,
+compiled build, 2 cores shared with a niced callgrind run, `--wired --rounds 7`, the old
+and new trees run turn about, three runs each, the range of their medians): one chat's
+turns +77.3 to +80.8 % before, +73.8 to +75.5 % after link verdicts no conversation
+changes (a sealed service's, a trusted host's) were shared across replies; a new chat
++518 to +521 % before, +512 to +529 % after. Instructions (conversation_instructions.py):
++45.6 % -> +43.2 % (523 M -> 515 M on 359 M), new chat +352.6 % -> +349.7 %. Where the
+rest goes: docs/performance.md.
 """
 
 from __future__ import annotations
@@ -166,6 +175,9 @@ def summary(samples: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--wired", action="store_true", help="only the wired path's typical replies and chat"
+    )
     args = parser.parse_args()
 
     sizes = {"5 KB": 5_000, "20 KB": 20_000, "80 KB": 80_000}
@@ -181,7 +193,12 @@ def main() -> None:
         samples.setdefault(name, []).append(cpu(work, repeat))
 
     twenty = conversations["20 KB"]
-    for _ in range(args.rounds):
+    for _ in range(args.rounds if args.wired else 0):
+        take("wired: typical run x40", partial(run_all, Sanitizer(), typical))
+        take("wired: typical + conv. x40", partial(run_with, Sanitizer(), typical, twenty))
+        take("wired: chat run x40", partial(run_plain_chat, Sanitizer(), typical))
+        take("wired: chat + history x40", partial(run_chat, Sanitizer(), typical, twenty))
+    for _ in range(0 if args.wired else args.rounds):
         for name, messages in conversations.items():
             take(f"build + index, {name}", partial(build, messages), 3)
         take("taint per URL, cold", partial(cold_checks, warm, urls))
@@ -211,6 +228,9 @@ def main() -> None:
             print(f"{name:28} {per_url * 1e6:8.1f} us per URL")
         else:
             print(f"{name:28} {summary(values)}")
+    if args.wired:
+        wired_shares(samples)
+        return
     small, large = samples["build + index, 20 KB"], samples["build + index, 80 KB"]
     ratios = [b / a for a, b in zip(small, large, strict=True)]
     print(f"build 80 KB / 20 KB: median {statistics.median(ratios):.2f} (linear: 4)")
@@ -223,11 +243,18 @@ def main() -> None:
             f"added / Sanitizer.run, {label}: median {statistics.median(shares) * 100:.1f} %"
             f"  ({min(shares) * 100:.1f}-{max(shares) * 100:.1f}; target <= 10 %)"
         )
+    wired_shares(samples)
+
+
+def wired_shares(samples: dict[str, list[float]]) -> None:
+    """What the conversation adds to the wired path, round by round."""
     for label, plain, wired in (
         ("4 KB reply, 36 links", "wired: run, 4 KB reply", "wired: run + conversation"),
         ("typical replies", "wired: typical run x40", "wired: typical + conv. x40"),
         ("one chat's turns", "wired: chat run x40", "wired: chat + history x40"),
     ):
+        if plain not in samples:
+            continue
         shares = [b / a - 1 for a, b in zip(samples[plain], samples[wired], strict=True)]
         print(
             f"wired, {label}: run(conversation=20 KB) / run(): "

@@ -21,7 +21,9 @@ pieces of a secret split across them and for beacons. Per URL, in order:
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from dataclasses import replace
 from typing import Protocol
 
@@ -99,6 +101,9 @@ class ReplyJudge:
         )
         self._links = LinkBeacons(urls.policy.max_beacon_images)
         self._cache: dict[tuple[str, Role, bool], Verdict] = {}
+        # With a conversation, the verdicts on links that neither it nor the reply so far
+        # can change (`_conversation_free`), shared by the replies of one policy.
+        self._free = _free_verdicts(urls) if conversation is not None else None
         # `peek`'s verdicts on links, shared by the replies of one policy: without a
         # conversation, a link no channel counts is judged the same in every reply.
         self._links_peeked = {} if links is None else links
@@ -150,6 +155,42 @@ class ReplyJudge:
         return verdict
 
     def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
+        shared = self._free
+        if shared is None or role is not Role.LINK:
+            return self._judged(raw, role, decode_entities)
+        key = (raw, decode_entities and "&" in raw)
+        verdict = shared.get(key)
+        if verdict is not None:
+            return verdict
+        verdict = self._judged(raw, role, decode_entities)
+        if key not in shared:
+            if len(shared) >= _CACHED:
+                shared.clear()
+            shared[key] = verdict if self._conversation_free(raw, decode_entities) else None
+        return verdict
+
+    def _conversation_free(self, raw: str, decode_entities: bool) -> bool:
+        """Is the verdict on the link `raw` the same whatever the conversation and the
+        reply's URLs before it, and does judging it change nothing this reply remembers?
+        So when the policy drops it for what no copy excuses, or for a canary; and when
+        it goes where nothing is counted and no taint is looked for (a sealed service, a
+        trusted host), with no URL inside it that goes elsewhere, no link channel
+        counting it, and its host not held to the conversation's (`link_hosts`)."""
+        verdict = self.urls.judge(raw, Role.LINK, decode_entities=decode_entities)
+        url = verdict.url
+        canaries = self.policy.canaries
+        if canaries and find_canary(url, canaries):
+            return True
+        if verdict.action == "drop":
+            return not set(verdict.reasons) - _NOT_FROM_DATA
+        trusted = self.urls.trusts(url)
+        if not trusted and self._observer(url).cls is not HostClass.SEALED:
+            return False  # its taint is looked for, or its observer counts what it sends
+        if _counted(url) or (self.policy.link_hosts == "conversation" and not trusted):
+            return False
+        return not any(self._observer(nested).reads_data for nested in nested_urls(url))
+
+    def _judged(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
         # The policy's verdict is cached across replies; this reply's part is not.
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities)
         url = verdict.url
@@ -300,6 +341,24 @@ class ReplyJudge:
         if self.urls.trusts(url) or self.urls.allows_image_host(url):
             return False
         return self.conversation is None or not self.conversation.has_host(url.host)
+
+
+# The verdicts on links no conversation changes, by policy (`ReplyJudge._judge`; None:
+# the conversation may change it). With a conversation every link of every reply is
+# judged, most of them links like these (a video, a service's own page).
+_FREE: weakref.WeakKeyDictionary[UrlJudge, dict[tuple[str, bool], Verdict | None]] = (
+    weakref.WeakKeyDictionary()
+)
+_FREE_LOCK = threading.Lock()
+
+
+def _free_verdicts(urls: UrlJudge) -> dict[tuple[str, bool], Verdict | None]:
+    """The shared verdicts on `urls`' links that no conversation changes."""
+    with _FREE_LOCK:
+        found = _FREE.get(urls)
+        if found is None:
+            found = _FREE[urls] = {}
+        return found
 
 
 # Whether a link channel counts a URL, by href: it depends on the URL alone, and with
