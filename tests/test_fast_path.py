@@ -342,6 +342,52 @@ def test_an_id_attribute_is_removed_by_the_pass() -> None:
     assert same(text).text != text
 
 
+# `]:` where no renderer reads a definition (footnotes written as prose), and where
+# one may.
+DEFINES_NOTHING = (
+    "[^1]: Smith, J. (2010). *A title*. https://docs.python.org/3/library/\n"
+    "[^2]: Lee et al., 2011: [A title](https://docs.python.org/3/library/csv.html).",
+    "[^1]: a ]: b c",
+)
+MAY_DEFINE = (
+    "[r]: https://docs.python.org/3/library/",
+    "[^1]: Foo (2010)",
+    '[^1]: Foo "a title"',
+    "[^1]: Foo 'a title'",
+    '[^1]: Foo"bar" baz"',
+    "[^1]:\nhttps://docs.python.org/3/library/ next line",
+    "[^1]: javascript:void more words",
+    "[^1]: Foo\u00a0bar baz",
+    "[^1]: Foo\u00a0(bar)",
+    "[^1]: [r]: https://docs.python.org/3/library/",
+    "Text [^1]: Foo bar\n[r]: https://docs.python.org/3/library/",
+)
+
+
+@pytest.mark.parametrize("text", DEFINES_NOTHING)
+def test_a_colon_after_a_label_that_defines_nothing_is_certified(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+    assert same(text).text == text
+
+
+@pytest.mark.parametrize("text", MAY_DEFINE)
+def test_what_may_be_a_definition_is_left_to_the_pass(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
+    same(text)
+
+
+def test_a_script_url_after_a_footnote_label_is_escaped_by_the_pass() -> None:
+    # No renderer defines `^1` here, but the second line escapes what a generous
+    # one could read as a script destination: certified, it would stay.
+    text = "A [x] and\n[^1]: javascript:void more words"
+    assert same(text).text != text
+
+
+def test_a_footnote_after_an_image_label_is_left_to_the_pass() -> None:
+    # An image used `^1` before: the second line judges what `[^1]:` could give it.
+    assert not _certified_after_definitions("[^1]: evil.example/px.png and more", "![x][^1]\n\n")
+
+
 def test_an_autolink_carrying_data_is_judged_on_the_fast_path() -> None:
     reply = "Press <kbd>K</kbd>: <https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c>."
     result = same(reply, conversation=CONVERSATION)

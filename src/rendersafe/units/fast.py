@@ -89,7 +89,13 @@ __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
-_PASS_ONLY = ("]:", "\r", "\x00")
+_PASS_ONLY = ("\r", "\x00")
+# After a `]:`: the run a definition's destination would be, the blanks after it and
+# the character after those (`_defines_nothing`).
+_AFTER_COLON = re.compile(r"\]:(?=[ \t]*([^ \t\n]*)[ \t]*(.?))")
+# Characters the run may hold: ASCII, and nothing that nests, quotes, escapes,
+# refers or names a scheme (no reading of it is a script URL).
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9.,;!?*_~/+%#=@$^-]+")
 # An escape the fast path does not read past (the conditions above).
 _ESCAPE_TO_THE_PASS = re.compile(r"\\(?:[<`&]|\Z)")
 _MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
@@ -166,10 +172,27 @@ def _plain(text: str, carry: Carry) -> bool:
         and not _uses_no_label(text, carry)
     ):
         return False
+    if "]:" in text and (
+        carry.image_labels or carry.labels_overflowed or not _defines_nothing(text)
+    ):
+        return False
     if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
         return False  # (the invisibles are not ASCII)
     # python-markdown moves entities after `-->` or `]]>` out of the way.
     return "&" not in text or ("-->" not in text and "]]>" not in text)
+
+
+def _defines_nothing(text: str) -> bool:
+    """Is no `]:` in `text` the end of a definition's label, in any reading? Each
+    must be followed, on its line, by a plain run and then, after blanks, by a
+    character that is neither a line's end nor a title's opener (`[^1]: Smith, J.`)."""
+    for match in _AFTER_COLON.finditer(text):
+        after = match.group(2)
+        if not _PLAIN_RUN.fullmatch(match.group(1)) or not after or after in "\n\"'(":
+            return False
+        if after.isspace():
+            return False
+    return True
 
 
 def _escapes_read(text: str, judge: ReplyJudge) -> bool:
@@ -238,7 +261,7 @@ def _destinations(text: str, code: bool, found: dict[tuple[str | None, bool], No
     python_markdown: list[PythonMarkdown] = []
     # The general readings below read no escape; with `<`, a one-match destination
     # without `<` or `>` is read as without it (`angles`).
-    general = "\\" not in text and "<" not in text
+    general = "\\" not in text and "<" not in text and "]:" not in text
     at = text.find("](")
     while at >= 0:
         pos = at + 2
