@@ -27,9 +27,17 @@ by construction, findings and carry included. Every condition, and why it is sou
   HTML or those (`moved_after_raw_html`), so its view is the text; markdown-it's
   href is decoded as it decodes it (`unescapeAll`), the readings as the pass judges
   them (entities decoded);
-- no `]:`: every reading of a reference definition holds one (markdown-it's, the
-  lenient pass's `references._DEFINITION`, python-markdown's `views`), so this
-  unit defines nothing;
+- a `]:` only where no reading ends a definition's label there (`_defines_nothing`):
+  every reading of a reference definition holds one (markdown-it's, the lenient
+  pass's `references._DEFINITION`, python-markdown's `views`, marked's), and each
+  needs its destination (a run without white space) followed by the line's end or
+  by a title's opener (`"`, `'`, `(`; python-markdown's after no blank too). After
+  each `]:` here comes a plain ASCII run without a paren, quote, bracket, `<`,
+  backslash, `&` or `:`, which no reading ends early and none reads as a script
+  URL (the second line's slots), then something else on its line; so this unit
+  defines nothing. With a `]:`, destinations are read in one match only
+  (python-markdown's view deletes lines that start like a definition), and no
+  image label may be in force (the second line judges a `]:` an image may use);
 - no `[` when earlier units defined references (markdown-it or lenient), unless
   no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
   the next bracket (or the end) is ASCII without `&` and, read lower case without
