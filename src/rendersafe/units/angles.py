@@ -1,23 +1,30 @@
-"""The `<` the fast path can certify: inline tags without attributes, one-line autolinks.
+"""The `<` the fast path can certify: inline tags without attributes but a plain
+`title`, one-line autolinks.
 
-`<kbd>Ctrl</kbd>`, `a<br>b` in a table cell, `<https://example.com/docs>` are common in
-honest replies, and the pass changes none of them: the fragment review keeps a tag
-with no attribute whose name fetches, runs or restyles nothing (`html.review`); the
-tag-like text check (`lexical.tags`) judges URL attributes and handlers, and the
-text has neither; an autolink's href is its URL (the parser does not normalise
-links), judged here as the pass judges it. Every condition, and why it is sound:
+`<kbd>Ctrl</kbd>`, `a<br>b` in a table cell, `<sup title="note">2</sup>`,
+`<https://example.com/docs>` are common in honest replies, and the pass changes none
+of them: the fragment review keeps an allowed tag whose attributes fetch, run,
+restyle or clobber nothing (`html.review`: `title` is none of those); the tag-like
+text check (`lexical.tags`) judges URL attributes and handlers, and the text has
+neither; an autolink's href is its URL (the parser does not normalise links),
+judged here as the pass judges it. Every condition, and why it is sound:
 
 - every `<` starts one of those, or is followed by white space (`a < b` is text to
   every renderer and to the browser); a tag is one of `INLINE_TAGS`, which no
   renderer reads as a block (python-markdown's block-level tags are not among them)
-  and no browser reads as raw text; an autolink is `http(s)://` with none of
+  and no browser reads as raw text; a `title` value holds no quote, `<`, `>`, `&`,
+  `~`, bracket, backtick or backslash, so every renderer and the browser end the
+  tag at the same `>`, no bracket pairs across it (`lexical.spans`), no entity or
+  healing changes it (`lexical.healers`); an autolink is `http(s)://` with none of
   `"'`[]\\@` (a bracket would pair across it, `@` is python-markdown's automail);
 - no `<` starts a line's content (after spaces and container markers only): no HTML
   block, in any renderer, starts in the unit;
 - nothing python-markdown moves after raw HTML (`moved_after_raw_html`): its view is
   the text;
 - no URL attribute name or `on*=` anywhere (what `lexical.tags` would judge);
-- no `](`: every destination reading of the fast path is shown for text without `<`.
+- a destination after `](` only where `fast` reads it in one match without `<` or
+  `>` (`fast._candidates` refuses the others): there no reading starts with `<`
+  (markdown-it's and python-markdown's angle destinations) or reads across a tag.
 """
 
 from __future__ import annotations
@@ -36,9 +43,13 @@ INLINE_TAGS = frozenset(
     }
 )  # fmt: skip
 _NAMES = "|".join(sorted(INLINE_TAGS, key=len, reverse=True))
+# A `title`, the one attribute certified: a tooltip, in a double-quoted value of
+# letters, digits, spaces and punctuation that ends, escapes, pairs or heals nothing.
+_TITLE = r' title="[A-Za-z0-9 .,!?-]*"'
 # Group 1: an autolink's URL. A tag's name must end at its `>` (`<bx>` is not `<b>`).
 _ANGLE = re.compile(
-    rf"<(?:/?(?:{_NAMES})>|br ?/>|(https?://[^\s<>\"'`\[\]\\@]+)>|(?=[ \t\n]|\Z))",
+    rf"<(?:/?(?:{_NAMES})>|(?:{_NAMES}){_TITLE}>|br ?/>"
+    rf"|(https?://[^\s<>\"'`\[\]\\@]+)>|(?=[ \t\n]|\Z))",
     re.IGNORECASE,
 )
 # What may stand before a `<` at the start of a line's content: spaces and the
@@ -49,7 +60,7 @@ _MARKERS = " \t>-*+.)0123456789"
 def autolinks(text: str) -> list[str] | None:
     """The URLs of the autolinks in `text` when every `<` in it is one the fast path
     certifies (see the module docstring); None when one is not."""
-    if "](" in text or may_judge(text):
+    if may_judge(text):
         return None
     urls: list[str] = []
     at = text.find("<")

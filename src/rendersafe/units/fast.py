@@ -8,18 +8,36 @@ by construction, findings and carry included. Every condition, and why it is sou
 
 - not a forced cut, not after one, no prefix (the text sent leaves nothing open):
   those read the unit in a context or close what it leaves open (`settle`);
-- `<` only as `angles` certifies it: inline tags without attributes, one-line
-  autolinks (their URLs judged), `<` before white space; no other raw HTML,
-  tag-like text or interleaved span, in any reading (`raw_html = "sanitize"`);
-- no `\\`: escapes change extents and pairings; no `\\r` or NUL: the text is what
-  markdown-it reads (`Normalised`);
+- `<` only as `angles` certifies it: inline tags without attributes but a plain
+  `title`, one-line autolinks (their URLs judged), `<` before white space; no
+  other raw HTML, tag-like text or interleaved span, in any reading
+  (`raw_html = "sanitize"`); with `<`, a destination only as read in one match;
+- a `\\` only where no reading the fast path takes changes with it (escapes change
+  extents and pairings): never in a destination it reads (a one-match destination
+  holds none; any other is certified only in a text without one), in a label span
+  after definitions, before `<`, a backtick or `&` (a tag, a code span or an
+  entity that is text to a renderer that reads the escape and not to one that
+  does not: python-markdown escapes no `<` or `&`), at the end of the text (it
+  would escape what follows), or under math in prose (`\\` starts TeX there).
+  Elsewhere an escape only turns a delimiter into text: fewer brackets, code
+  spans, blocks or links, none of which adds a reading; bare URLs are read from
+  the text as written by the backstop's own scan (`bare_readings`); no `\\r` or
+  NUL: the text is what markdown-it reads (`Normalised`);
 - `&` only without `-->` and `]]>`: python-markdown moves entities only after raw
   HTML or those (`moved_after_raw_html`), so its view is the text; markdown-it's
   href is decoded as it decodes it (`unescapeAll`), the readings as the pass judges
   them (entities decoded);
-- no `]:`: every reading of a reference definition holds one (markdown-it's, the
-  lenient pass's `references._DEFINITION`, python-markdown's `views`), so this
-  unit defines nothing;
+- a `]:` only where no reading ends a definition's label there (`_defines_nothing`):
+  every reading of a reference definition holds one (markdown-it's, the lenient
+  pass's `references._DEFINITION`, python-markdown's `views`, marked's), and each
+  needs its destination (a run without white space) followed by the line's end or
+  by a title's opener (`"`, `'`, `(`; python-markdown's after no blank too). After
+  each `]:` here comes a plain ASCII run without a paren, quote, bracket, `<`,
+  backslash, `&` or `:`, which no reading ends early and none reads as a script
+  URL (the second line's slots), then something else on its line; so this unit
+  defines nothing. With a `]:`, destinations are read in one match only
+  (python-markdown's view deletes lines that start like a definition), and no
+  image label may be in force (the second line judges a `]:` an image may use);
 - no `[` when earlier units defined references (markdown-it or lenient), unless
   no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
   the next bracket (or the end) is ASCII without `&` and, read lower case without
@@ -65,6 +83,7 @@ from markdown_it.common.utils import unescapeAll
 
 from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
+from ..engine.rendered import PROSE_MATH
 from ..judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
@@ -78,7 +97,15 @@ __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
-_PASS_ONLY = ("\\", "]:", "\r", "\x00")
+_PASS_ONLY = ("\r", "\x00")
+# After a `]:`: the run a definition's destination would be, the blanks after it and
+# the character after those (`_defines_nothing`).
+_AFTER_COLON = re.compile(r"\]:(?=[ \t]*([^ \t\n]*)[ \t]*(.?))")
+# Characters the run may hold: ASCII, and nothing that nests, quotes, escapes,
+# refers or names a scheme (no reading of it is a script URL).
+_PLAIN_RUN = re.compile(r"[A-Za-z0-9.,;!?*_~/+%#=@$^-]+")
+# An escape the fast path does not read past (the conditions above).
+_ESCAPE_TO_THE_PASS = re.compile(r"\\(?:[<`&]|\Z)")
 _MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
 # What a bracket that may be a label holds, up to the next bracket or the end (a
 # healing renderer closes it anywhere there: `healers.reference_labels`).
@@ -92,6 +119,8 @@ _IMAGE = re.compile("!" + INVISIBLE.pattern + r"*\[")
 # A destination up to the first `)` on its line with nothing before it that nests,
 # quotes or may be masked as code (`_simple_readings`).
 _SIMPLE_DESTINATION = re.compile(r"[^()\"'`\n]*\)")
+# What a one-match destination must not hold when the text has escapes or `<`.
+_ESCAPED_OR_ANGLED = re.compile(r"[\\<>]")
 # `inline._destinations`' first reading, on a text without parens or backslashes.
 _READING_A = re.compile(r"[^\s()\\]*")
 
@@ -112,6 +141,8 @@ def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
     """What the unit pass over `text` would add to `carry`, when it provably changes
     nothing and finds nothing; None when the pass must read it."""
     if not isinstance(judge, ReplyJudge) or not _plain(text, carry):
+        return None
+    if "\\" in text and not _escapes_read(text, judge):
         return None
     candidates = _candidates(text, judge)
     if candidates is None:
@@ -149,10 +180,33 @@ def _plain(text: str, carry: Carry) -> bool:
         and not _uses_no_label(text, carry)
     ):
         return False
+    if "]:" in text and (
+        carry.image_labels or carry.labels_overflowed or not _defines_nothing(text)
+    ):
+        return False
     if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
         return False  # (the invisibles are not ASCII)
     # python-markdown moves entities after `-->` or `]]>` out of the way.
     return "&" not in text or ("-->" not in text and "]]>" not in text)
+
+
+def _defines_nothing(text: str) -> bool:
+    """Is no `]:` in `text` the end of a definition's label, in any reading? Each
+    must be followed, on its line, by a plain run and then, after blanks, by a
+    character that is neither a line's end nor a title's opener (`[^1]: Smith, J.`)."""
+    for match in _AFTER_COLON.finditer(text):
+        after = match.group(2)
+        if not _PLAIN_RUN.fullmatch(match.group(1)) or not after or after in "\n\"'(":
+            return False
+        if after.isspace():
+            return False
+    return True
+
+
+def _escapes_read(text: str, judge: ReplyJudge) -> bool:
+    """Does no `\\` in `text` escape what the fast path reads (the conditions above)?
+    Those in destinations are `_candidates`' to refuse."""
+    return PROSE_MATH not in judge.policy.rendered_fences and not _ESCAPE_TO_THE_PASS.search(text)
 
 
 def _uses_no_label(text: str, carry: Carry) -> bool:
@@ -173,7 +227,7 @@ def _uses_no_label(text: str, carry: Carry) -> bool:
 def _may_use(text: str, match: re.Match[str], labels: set[str]) -> bool:
     """May the bracket of `match` use one of the (folded) `labels`?"""
     span = match.group(1)
-    if not span.isascii() or "&" in span or ("\n" in span and ">" in span):
+    if not span.isascii() or "&" in span or "\\" in span or ("\n" in span and ">" in span):
         return True  # (a blockquote's `>` is not in the label markdown-it reads)
     folded = _folded(span)
     if folded in labels:
@@ -199,22 +253,8 @@ def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | 
             return None
         found.update(((url, False), None) for url in autolinks)  # markdown-it's href
     code = "`" in text
-    at = text.find("](")
-    if at >= 0:
-        found["", False] = None  # markdown-it's href when the destination does not parse
-    python_markdown: list[PythonMarkdown] = []
-    while at >= 0:
-        pos = at + 2
-        simple = _SIMPLE_DESTINATION.match(text, pos, pos + WINDOW)
-        if simple is not None:
-            _simple_readings(simple.group()[:-1], code, found)
-        else:
-            found[_markdown_it_destination(text, pos), False] = None
-            for url, _end in destination_readings(text, pos, python_markdown):
-                found[url, True] = None
-            if code:  # python-markdown has a view of its own only where it reads code
-                found[_python_markdown_view(text, pos)] = None
-        at = text.find("](", pos)
+    if "](" in text and not _destinations(text, code, found):
+        return None
     for url in bare_readings(text, any_code=code):
         found[url, True] = None
     if (None, False) in found or (None, True) in found:
@@ -222,12 +262,38 @@ def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | 
     return {(url, decode): None for url, decode in found if url is not None}
 
 
+def _destinations(text: str, code: bool, found: dict[tuple[str | None, bool], None]) -> bool:
+    """Add the readings of the destination after each `](` to `found`; False when
+    one of them is not read here."""
+    found["", False] = None  # markdown-it's href when the destination does not parse
+    python_markdown: list[PythonMarkdown] = []
+    # The general readings below read no escape; with `<`, a one-match destination
+    # without `<` or `>` is read as without it (`angles`).
+    general = "\\" not in text and "<" not in text and "]:" not in text
+    at = text.find("](")
+    while at >= 0:
+        pos = at + 2
+        simple = _SIMPLE_DESTINATION.match(text, pos, pos + WINDOW)
+        if simple is not None and (general or not _ESCAPED_OR_ANGLED.search(simple.group())):
+            _simple_readings(simple.group()[:-1], code, found)
+        elif not general:
+            return False
+        else:
+            found[_markdown_it_destination(text, pos), False] = None
+            for url, _end in destination_readings(text, pos, python_markdown):
+                found[url, True] = None
+            if code:  # python-markdown has a view of its own only where it reads code
+                found[_python_markdown_view(text, pos)] = None
+        at = text.find("](", pos)
+    return True
+
+
 def _simple_readings(
     destination: str, code: bool, found: dict[tuple[str | None, bool], None]
 ) -> None:
     """Add the readings of a destination that ends at the first `)` on its line,
     within the window, with no `(`, quote or backtick before it (`_SIMPLE_DESTINATION`;
-    no `<` or `\\` either, `_plain`), as the general readings above add them.
+    no `<`, `>` or `\\` either, `_destinations`), as the general readings add them.
 
     There every reading ends at that `)`: markdown-it's (`parseLinkDestination`
     stops at it, at level 0) is the run of non-control characters after the spaces
