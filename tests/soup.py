@@ -9,7 +9,7 @@ import json
 import random
 import re
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from bleach.html5lib_shim import HTMLTokenizer, constants
@@ -214,12 +214,28 @@ def js_problems(
     healed = node(list(cut), "--prefixes")
     found = []
     for output, page, healed_pages in zip(outputs, whole, healed, strict=True):
-        problems = [p for name, html in page.items() for p in page_problems(str(html), name, hosts)]
+        pages = {name: str(html) for name, html in page.items()}
+        by_name = {}
         for name, htmls in healed_pages.items():
             assert isinstance(htmls, list)
-            named = f"{name} (prefix)"
-            problems += [p for h in htmls for p in page_problems(h, named, hosts, output)]
-        found.append(problems)
+            by_name[name] = [str(h) for h in htmls]
+        found.append(js_page_problems(output, pages, by_name, hosts))
+    return found
+
+
+def js_page_problems(
+    output: str,
+    pages: Mapping[str, str],
+    healed: Mapping[str, list[str]],
+    image_hosts: Iterable[str] = (),
+) -> list[str]:
+    """The problems of one output's JavaScript `pages` (by renderer) and of the pages
+    each healing renderer made of its prefixes (`healed`, by renderer)."""
+    hosts = tuple(image_hosts)
+    found = [p for name, html in pages.items() for p in page_problems(html, name, hosts)]
+    for name, htmls in healed.items():
+        named = f"{name} (prefix)"
+        found += [p for h in htmls for p in page_problems(h, named, hosts, output)]
     return found
 
 
