@@ -51,7 +51,7 @@ import resource
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -174,7 +174,7 @@ def _work(
 
 def _gather(
     results: multiprocessing.Queue[Outcome | str | None],
-    workers: list[multiprocessing.process.BaseProcess],
+    workers: Sequence[multiprocessing.process.BaseProcess],
 ) -> Iterator[Outcome]:
     running = len(workers)
     while running:

@@ -52,9 +52,7 @@ def test_a_case_is_its_seed_and_index_whatever_the_job_count() -> None:
     texts = {i: Settings(5).case(i)[0] for i in range(10)}
 
     def expected(indices: range) -> str:
-        lines = "".join(
-            f"{i}:{hashlib.sha256(texts[i].encode()).hexdigest()}\n" for i in indices
-        )
+        lines = "".join(f"{i}:{hashlib.sha256(texts[i].encode()).hexdigest()}\n" for i in indices)
         return hashlib.sha256(lines.encode()).hexdigest()[:16]
 
     assert digest_of(one) == digest_of(two) == expected(range(10))
