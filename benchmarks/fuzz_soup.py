@@ -265,7 +265,7 @@ def report(
     """The run's figures, its failures by class and its renderer timeouts."""
     cpu = cpu_seconds()
     what = "every renderer and healer" if args.js else "the Python renderers"
-    print(f"{cases} cases (seed {args.seed}, {args.jobs} jobs, {what}): {tally.failing} failing")
+    print(f"{cases} cases (seed {args.seed}, --jobs {args.jobs}, {what}): {tally.failing} failing")
     print(
         f"  {wall:.0f} s wall, {cpu:.0f} s CPU (with workers and Node.js): "
         f"{cases / wall:.1f} cases/s, {cases / max(cpu, 1e-9):.1f} per CPU-second; "

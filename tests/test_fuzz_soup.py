@@ -48,7 +48,7 @@ def test_a_case_is_its_seed_and_index_whatever_the_job_count() -> None:
     two = fuzz("--cases", "10", "--seed", "5", "--jobs", "2")
     later = fuzz("--cases", "4", "--seed", "5", "--first", "6", "--jobs", "2")
     assert (one.returncode, two.returncode, later.returncode) == (0, 0, 0), one.stdout
-    assert "10 cases (seed 5, 2 jobs" in two.stdout
+    assert "10 cases (seed 5, --jobs 2" in two.stdout
     texts = {i: Settings(5).case(i)[0] for i in range(10)}
 
     def expected(indices: range) -> str:
@@ -83,7 +83,7 @@ def test_a_hanging_renderer_is_its_own_class_and_the_run_goes_on(tmp_path: Path)
     inputs = _inputs(tmp_path)
     done = fuzz("--inputs", str(inputs), "--renderer-timeout", "0.5", "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 cases (seed 1, 1 jobs, the Python renderers): 0 failing" in done.stdout
+    assert "3 cases (seed 1, --jobs 1, the Python renderers): 0 failing" in done.stdout
     assert "failures by class: none" in done.stdout
     assert "      1  renderer timeout: commonmark.py (raw input too)" in done.stdout
     assert "case 1: ['renderer timeout: commonmark.py (raw input too)']" in done.stderr
@@ -96,6 +96,6 @@ def test_a_hanging_javascript_renderer_is_killed_and_the_next_renders(tmp_path: 
     inputs = _inputs(tmp_path)
     done = fuzz("--inputs", str(inputs), "--js", "--renderer-timeout", "1", "--prefixes", "4")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 cases (seed 1, 1 jobs, every renderer and healer): 0 failing" in done.stdout
+    assert "3 cases (seed 1, --jobs 1, every renderer and healer): 0 failing" in done.stdout
     assert "      1  renderer timeout: commonmark.js (raw input too)" in done.stdout
     assert "renderer timeouts (a renderer's own run time, not failures): 1 cases" in done.stdout
