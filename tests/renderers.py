@@ -11,9 +11,10 @@ refresh), and every link.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html import unescape
+from typing import Any
 from urllib.parse import unquote
 
 import ada_url
@@ -109,8 +110,13 @@ class Url:
 
 def urls(html: str, renderer: str) -> Iterator[Url]:
     """Every fetched URL and every link in `html`."""
+    return urls_in_tokens(HTMLTokenizer(html), renderer)
+
+
+def urls_in_tokens(tokens: Iterable[dict[str, Any]], renderer: str) -> Iterator[Url]:
+    """Every fetched URL and every link in a page's tokens (html5lib's `HTMLTokenizer`)."""
     style = False
-    for token in HTMLTokenizer(html):
+    for token in tokens:
         kind = _TYPES.get(token["type"])
         if kind == "Characters" and style:
             yield from _css_urls(renderer, "style", str(token["data"]))

