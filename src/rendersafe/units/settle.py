@@ -267,7 +267,9 @@ class UnitSanitizer:
         edits = [normal.edit(e) for e in ps.edits if e.start >= skip]
         if edits:
             output = splice(output, edits, self.rules.markers.conflict)
-        notes = [n for n in ps.notes if n.start >= skip]
+        # In the order of the text, not of the steps that found them: a stream cuts the
+        # text into other units, and its findings must come in the one-shot order.
+        notes = sorted((n for n in ps.notes if n.start >= skip), key=lambda n: n.start)
         findings: tuple[Finding, ...] = ()
         if notes:
             placed = Placement(source, normal, unit, carry)
