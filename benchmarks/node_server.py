@@ -109,7 +109,9 @@ class NodeServer:
                 raise RendererTimeoutError
             chunk = os.read(fd, 1 << 16)
             if not chunk:
-                raise RuntimeError(f"render.mjs --serve exited ({self._process.poll()})")
+                code = self._process.poll()
+                hint = "its error is above; are its packages installed? npm ci --prefix tests/js"
+                raise RuntimeError(f"render.mjs --serve exited ({code}): {hint}")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         answer: dict[str, object] = json.loads(line)
