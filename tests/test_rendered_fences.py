@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from conftest import policy_for
 from fixture_files import FIXTURES, Case, read_cases
-from rendersafe import Construct, Policy, PolicyError, Sanitizer
+from rendersafe import Construct, Finding, Policy, PolicyError, Sanitizer
 from rendersafe.config import load_policy
 from rendersafe.policy import RENDERED_FENCES
 
@@ -143,6 +143,13 @@ _PIECES = (
 )  # fmt: skip
 
 
+def placed(findings: tuple[Finding, ...]) -> list[Finding]:
+    """`findings` without `recheck`: whether a pass found a construct on its first
+    reading or on re-reading its own output depends on where the text was cut into
+    units, which a stream decides by what has arrived; the rest must be the same."""
+    return [finding.model_copy(update={"recheck": False}) for finding in findings]
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join), st.data())
 def test_rendered_soup_settles_and_streams_as_one_shot(text: str, data: st.DataObject) -> None:
@@ -156,15 +163,27 @@ def test_rendered_soup_settles_and_streams_as_one_shot(text: str, data: st.DataO
         at += size
     out.append(stream.close())
     assert "".join(out) == expected.text
-    assert stream.findings == expected.findings
+    assert placed(stream.findings) == placed(expected.findings)
 
 
-def test_findings_come_in_the_order_of_the_text_streamed_or_not() -> None:
-    """One unit in one shot, two in a stream: the findings are in text order in both
-    (found by the soup above: the pass's finding came before the TeX macro's)."""
-    text = "\\def\\h{\\href}\n\n<img src=https://evil.example/x.png>"
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [
+        # the pass's finding came before the TeX macro's
+        ("\\def\\h{\\href}\n\n<img src=https://evil.example/x.png>", [0, 15]),
+        # a second pass found the tag in the first pass's output, 17 characters shorter
+        ("\\includegraphics{x}\n\n```mermaid\n<style>", [0, 32]),
+    ],
+)
+def test_findings_are_placed_in_the_reply_s_text_streamed_or_not(
+    text: str, starts: list[int]
+) -> None:
+    """One unit in one shot, two in a stream (both found by the soup above): the
+    findings are in the order of the reply's text and at its places, in both."""
     expected = DECLARED.run(text)
-    assert [f.start for f in expected.findings] == [0, 15]
+    assert [f.start for f in expected.findings] == starts
     stream = DECLARED.stream()
-    "".join(stream.feed(c) for c in text) + stream.close()
-    assert stream.findings == expected.findings
+    for char in text:
+        stream.feed(char)
+    stream.close()
+    assert placed(stream.findings) == placed(expected.findings)

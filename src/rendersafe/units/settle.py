@@ -157,9 +157,9 @@ class UnitSanitizer:
         for _ in range(MAX_PASSES - 1):
             if not current.findings:
                 return current, findings
-            again = replace(unit, text=current.text)
-            current = self._pass(again, carry, _Reading(context, recheck=True))
-            findings.extend(current.findings)
+            read = current.text
+            current = self._pass(replace(unit, text=read), carry, _Reading(context, recheck=True))
+            findings.extend(_placed_in(unit, read, f) for f in current.findings)
         if not current.findings:
             return current, findings
         return self._neutralised(unit, carry, first, context)
@@ -292,6 +292,39 @@ class UnitSanitizer:
             close_openers(ps, marks.code, index, close_at)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
+
+
+def _placed_in(unit: Unit, read: str, finding: Finding) -> Finding:
+    """`finding`, made by a pass over `read` (an earlier pass's output of `unit`),
+    placed in `unit`'s own text, where a stream that cuts the text into other units
+    places it too. The two texts share their ends; between them is what the earlier
+    pass changed, and a place there is the start of that change."""
+    text = unit.text
+    if read == text:
+        return finding
+    prefix = _shared_start(text, read)
+    most = min(len(text), len(read)) - prefix
+    suffix = _shared_start(text[::-1][:most], read[::-1][:most])
+
+    def placed(at: int) -> int:
+        offset = at - unit.start
+        if offset < prefix:
+            return at
+        if offset >= len(read) - suffix:
+            return at + len(text) - len(read)
+        return unit.start + prefix
+
+    start = placed(finding.start)
+    end = max(start, placed(finding.end))
+    return finding.model_copy(update={"start": start, "end": end})
+
+
+def _shared_start(a: str, b: str) -> int:
+    """How many characters `a` and `b` share from their start."""
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
 
 
 def _joined(deltas: list[Delta]) -> Delta:
