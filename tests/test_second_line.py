@@ -98,3 +98,18 @@ def test_what_the_second_line_changes_is_said_and_placed() -> None:
     assert finding.detail == "second line: base"
     assert finding.reasons == (Reason.HTML_TAG_NOT_ALLOWED,)
     assert (finding.start, finding.detector) == (3, "lexical")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![r] <kbd>K</kbd> [r]: https://evil.example/r.png Hello world. ",  # found by hypothesis
+        "A <kbd>K</kbd> [x](javascript:alert(1)) and more",
+    ],
+)
+def test_a_finding_on_an_escaped_label_starts_at_its_bracket(text: str) -> None:
+    """The second line escapes a label's `]`; its finding points at the label's `[`,
+    as every finding starts on its construct's first character."""
+    (finding,) = Sanitizer().run(text).findings
+    assert text[finding.start] == "["
+    assert finding.column == finding.start + 1

@@ -162,10 +162,19 @@ class Pass:
         verdict: Verdict | None = None,
         detail: str | None = None,
         detector: Detector = "markdown",
+        first: int | None = None,
     ) -> None:
-        """Record an edit and the finding that explains it."""
+        """Record an edit and the finding that explains it (placed at `first`, where the
+        construct starts, when the edit is not there: a label's `]` escaped)."""
         self.change_all(
-            [edit], construct, action, reasons, verdict=verdict, detail=detail, detector=detector
+            [edit],
+            construct,
+            action,
+            reasons,
+            verdict=verdict,
+            detail=detail,
+            detector=detector,
+            first=first,
         )
 
     def change_all(
@@ -178,6 +187,7 @@ class Pass:
         verdict: Verdict | None = None,
         detail: str | None = None,
         detector: Detector = "markdown",
+        first: int | None = None,
     ) -> None:
         """Record edits (in order) and the one finding that explains them all: a
         flood of one construct is one line in the audit log, not one per character."""
@@ -193,7 +203,7 @@ class Pass:
             construct=construct,
             action=action,
             reasons=reasons,
-            start=edits[0].start,
+            start=edits[0].start if first is None else first,
             end=edits[-1].end,
             host=host,
             url=verdict,

@@ -87,6 +87,7 @@ class Opener:
     construct: Construct
     reasons: Reasons
     detail: str
+    first: int | None = None  # where the construct starts, when not at `at` (a label's `[`)
 
 
 def escaped(text: str, pos: int) -> bool:
@@ -134,10 +135,20 @@ class Slots:
         j = bisect.bisect_right(self.blanks, self.brackets[i])
         return j >= len(self.blanks) or self.blanks[j] > close
 
+    def opening(self, close: int) -> int:
+        """The `[` of the label whose `]` is at `close` (a slot's: `opened`)."""
+        return self.brackets[bisect.bisect_left(self.brackets, close) - 1]
+
+    def _first(self, close: int) -> int | None:
+        """Where a finding on the slot at `close` starts: its label's `[`, when on the
+        same line (a line before may be a prefix the unit's findings leave out)."""
+        opening = self.opening(close)
+        return None if "\n" in self.text[opening:close] else opening
+
     def _line_start(self, close: int) -> bool:
         """Does the label whose `]` is at `close` start a line's content (after
         container markers) or follow a tag, as a definition's must?"""
-        opening = self.brackets[bisect.bisect_left(self.brackets, close) - 1]
+        opening = self.opening(close)
         before = self.text[self.text.rfind("\n", 0, opening) + 1 : opening].rstrip(" \t")
         return not before.lstrip(_MARKERS) or before.endswith(">")
 
@@ -179,7 +190,8 @@ class Slots:
             construct = Construct.REFERENCE_DEFINITION if definition else Construct.LINK
             readings = markdown_readings(raw if not definition else raw.split(None, 1)[0])
             if any(script_url(_up_to_end(r)) for r in readings):
-                yield Opener(close, "\\]", construct, (Reason.SCHEME_NOT_ALLOWED,), "script URL")
+                script: Reasons = (Reason.SCHEME_NOT_ALLOWED,)
+                yield Opener(close, "\\]", construct, script, "script URL", self._first(close))
                 continue
             if not definition:
                 continue
@@ -188,7 +200,8 @@ class Slots:
                 continue
             reasons = _fetch_reasons(raw, self._fetches, definition=True)
             if reasons:
-                yield Opener(close, "\\]", construct, reasons, "definition an image may use")
+                what = "definition an image may use"
+                yield Opener(close, "\\]", construct, reasons, what, self._first(close))
 
     def _first_image_use(self, close: int, image_uses: Mapping[str, int]) -> int | None:
         """Where an image first uses the label whose `]` is at `close` (-1: an earlier

@@ -116,4 +116,5 @@ def _escape(ps: Pass, opener: Opener) -> None:
         opener.reasons,
         detail=detail,
         detector="lexical",
+        first=opener.first,
     )
