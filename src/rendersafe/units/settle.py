@@ -345,4 +345,5 @@ def _joined(deltas: list[Delta]) -> Delta:
         image_labels=frozenset().union(*(delta.image_labels for delta in deltas)),
         images_kept=deltas[-1].images_kept,
         image_channels=deltas[-1].image_channels,
+        healer=deltas[-1].healer,  # each piece's carries the ones before it
     )
