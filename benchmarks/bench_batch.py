@@ -153,8 +153,9 @@ def on_spark(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
     session = (
         SparkSession.builder.master(f"local[{workers}]")
         .config("spark.ui.enabled", "false")
-        # Eight splits per core (a row group is at least one), so the cores end together.
-        .config("spark.sql.files.maxPartitionBytes", str(max(size // (8 * workers), 1 << 20)))
+        # Ten splits per worker, rounded up so that no eleventh, smaller one is left over
+        # for a single core to finish alone (the lake's row groups are equal: 100 of them).
+        .config("spark.sql.files.maxPartitionBytes", str(max(-(-size // (10 * workers)), 1 << 20)))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
@@ -190,11 +191,16 @@ def on_ray(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
             dataset = ray.data.read_parquet(str(lake.replies), override_num_blocks=8 * workers)
             dataset.map_batches(
                 Sanitize,
-                fn_constructor_kwargs={"policy": POLICY, "conversation": "messages"},
+                fn_constructor_kwargs={
+                    "policy": POLICY,
+                    "conversation": "messages",
+                    "keep": ["id"],
+                },
                 batch_format="pyarrow",
+                zero_copy_batch=True,  # the actor reads the block in place, copies nothing
                 concurrency=workers,
                 num_cpus=0.5,  # leaves Ray a CPU to list and write files (two cores run all)
-            ).select_columns(["id", "rendersafe"]).write_parquet(str(target))
+            ).write_parquet(str(target))
     finally:
         ray.shutdown()
     timed.output, timed.note = target, note

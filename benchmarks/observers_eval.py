@@ -4,8 +4,8 @@ replies come back byte for byte?
     PYTHONPATH=src python benchmarks/observers_eval.py [--json] [--set 2]
     PYTHONPATH=src python benchmarks/observers_eval.py --attacks FILE --honest FILE
 
-Each attack in tests/data/observers/attacks.jsonl (`--set 2`: attacks2.jsonl and
-honest2.jsonl, the second red team's sets; or the files given) is sanitised with its conversation,
+Each attack in tests/data/observers/attacks.jsonl (`--set N`: attacksN.jsonl and
+honestN.jsonl, the Nth red team's sets; or the files given) is sanitised with its conversation,
 under the default policy (plus the case's `policy`) and under `links="strict"` (reported
 as unavailable while Policy has no such field). The output is rendered with the
 renderers in tests/renderers.py; a payload URL is *live* when some renderer makes it an
@@ -49,6 +49,7 @@ SETS = {
     "1": ("attacks.jsonl", "honest.jsonl"),
     "2": ("attacks2.jsonl", "honest2.jsonl"),
     "3": ("attacks3.jsonl", "honest3.jsonl"),
+    "4": ("attacks4.jsonl", "honest4.jsonl"),
 }
 
 

@@ -43,7 +43,7 @@ def test_the_public_surface() -> None:
         " -> 'pa.StructArray'"
     )
     assert list(inspect.signature(Sanitize).parameters) == [
-        "policy", "reply", "conversation", "output",
+        "policy", "reply", "conversation", "output", "keep",
     ]  # fmt: skip
 
 

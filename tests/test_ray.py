@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 from lake_cases import POLICY, bad_rows, lake, mismatches
-from rendersafe.batch import PLACEHOLDER
+from rendersafe.batch import PLACEHOLDER, ColumnError
 
 REQUIRED = os.environ.get("REQUIRE_RAY_TEST") == "1"
 if not REQUIRED and importlib.util.find_spec("ray") is None:
@@ -64,6 +64,20 @@ def test_the_lake_equals_sanitize_row_by_row(column: str) -> None:
     table = _sanitised(dataset, conversation=column)
     assert table.num_rows == lake().rows
     assert mismatches(table["id"].to_pylist(), table["rendersafe"].to_pylist()) == []
+
+
+@pytest.mark.usefixtures("local_ray")
+def test_keep_carries_only_the_columns_named() -> None:
+    dataset = ray.data.read_parquet(str(lake().replies), override_num_blocks=2)
+    table = _sanitised(dataset, conversation="messages", keep=("id",))
+    assert table.column_names == ["id", "rendersafe"]
+    assert mismatches(table["id"].to_pylist(), table["rendersafe"].to_pylist()) == []
+
+
+def test_keep_names_a_column_the_batch_lacks() -> None:
+    batch = pa.table({"id": ["1"], "reply": ["hi"]})
+    with pytest.raises(ColumnError, match="no column 'row'"):
+        Sanitize(POLICY, keep=("row",))(batch)
 
 
 @pytest.mark.usefixtures("local_ray")

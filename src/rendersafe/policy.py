@@ -493,7 +493,9 @@ class Policy(BaseModel):
         le=1_000_000,
         description="Bits of the model's own choosing (`judging/bits.py`: words, not "
         "patterns) one observer that no text of the conversation names, in any writing, "
-        "may be sent in links, per reply, in balanced mode: links written from memory.",
+        "may be sent in links, per reply, in balanced mode: links written from memory. "
+        "Beside text anyone could write (a tool's answer, a fetched page, another agent), "
+        "only a well-known site is read so (`unnamed_host_budget_bits`).",
     )
     named_host_budget_bits: float = Field(
         64.0,
@@ -511,6 +513,17 @@ class Policy(BaseModel):
         le=1_000_000,
         description="The same, for hosts only a tool's result, a retrieved document or "
         "another agent names: an instruction there may have chosen them.",
+    )
+    unnamed_host_budget_bits: float = Field(
+        16.0,
+        ge=0,
+        le=1_000_000,
+        description="The same, for hosts no message visibly names in a conversation holding "
+        "text anyone could write (a tool's answer, a fetched page, another agent), which "
+        "may have spelt them in a way no reader reads; a well-known site "
+        "(`urls/data/known_hosts.txt`, a public body's suffix) or a repository owner on a "
+        "code host is read as written from memory instead (`link_budget_bits`). Raise it "
+        "to `link_budget_bits` to read every such host so.",
     )
     image_budget_bits: float = Field(
         8.0,

@@ -65,6 +65,8 @@ _LITELLM_KEYS = (
     "secret_fields",
     "user_api_key",
     "standard_logging_object",
+    "deployment",
+    "shared_session",
 )
 
 
@@ -268,8 +270,15 @@ def _request_body(data: dict[str, Any]) -> dict[str, Any]:
     return {
         key: value
         for key, value in data.items()
-        if not (isinstance(key, str) and key.startswith(_LITELLM_KEYS))
+        if not (isinstance(key, str) and key.startswith(_LITELLM_KEYS)) and _sent(value)
     }
+
+
+def _sent(value: Any) -> bool:
+    """Could `value` be part of what the client sent? A request body is JSON; the
+    objects LiteLLM adds beside it (its router's `deployment` with the upstream's key,
+    its HTTP session, its logger) are not, and are nobody's words."""
+    return value is None or isinstance(value, str | int | float | bool | list | dict)
 
 
 def _text_fields(value: Any) -> Iterator[tuple[Any, Any]]:

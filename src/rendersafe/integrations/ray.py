@@ -15,11 +15,15 @@
 
 Each batch leaves with one more column (`output`, "rendersafe" by default): a struct of
 `text`, `changed` and `findings` (a JSON list), as `rendersafe.batch.sanitize_arrow`
-gives them. An instance works too (`ds.map_batches(Sanitize(policy), ...)`, run as
-tasks). Ray is not imported here: the class only answers Ray's batch contract.
+gives them. `keep=("id",)` carries only those input columns beside it: the conversations
+then never travel through Ray's object store a second time. An instance works too
+(`ds.map_batches(Sanitize(policy), ...)`, run as tasks). Ray is not imported here: the
+class only answers Ray's batch contract.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pyarrow as pa
 
@@ -40,17 +44,20 @@ class Sanitize:
         reply: str = "reply",
         conversation: str | None = None,
         output: str = "rendersafe",
+        keep: Sequence[str] | None = None,
     ) -> None:
         self.policy = policy if policy is not None else Policy()
         self.reply, self.conversation, self.output = reply, conversation, output
+        self.keep = None if keep is None else tuple(keep)
         sanitizer_for(self.policy)  # compiled and warmed as the actor starts, not per batch
 
     def __call__(self, batch: pa.Table) -> pa.Table:
-        """`batch` with the `output` column appended."""
+        """`batch` (its `keep` columns, if given) with the `output` column appended."""
         names = batch.column_names
-        for name in (self.reply, self.conversation):
+        for name in (self.reply, self.conversation, *(self.keep or ())):
             if name is not None and name not in names:
                 raise ColumnError(f"the batch has no column {name!r} (it has {names})")
         conversations = batch.column(self.conversation) if self.conversation else None
         result = sanitize_arrow(batch.column(self.reply), conversations, policy=self.policy)
-        return batch.append_column(self.output, result)
+        kept = batch if self.keep is None else batch.select(list(self.keep))
+        return kept.append_column(self.output, result)

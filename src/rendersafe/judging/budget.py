@@ -26,6 +26,9 @@ one budget, with no state kept between them):
     composed, to observers the chat names   `named_host_budget_bits` for all of them
     (however written: `naming`)             together a reply; `conversation_budget_factor`
                                             times that a conversation
+    composed, to an observer no message     `unnamed_host_budget_bits`, with those the
+    visibly names, beside text anyone       chat names (an instruction there may have
+    could write (not a well-known site)     spelt it in a way no reader reads)
     composed, to an observer nobody names   `link_budget_bits` each, a reply (a link
                                             written from memory: nothing pointed there)
     composed, to an observable host, in     nothing
@@ -54,8 +57,10 @@ from ..conversation.provenance import Derived
 from ..conversation.seen import normal_url
 from ..findings import Reason
 from ..policy import Policy
+from ..shapes import Kind
 from ..urls import ParsedUrl, Role
-from ..urls.observers import HostClass, Observer, observer_of
+from ..urls.known import known_site
+from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, price
 from .choice import Selection
@@ -67,6 +72,7 @@ _DIGITS = re.compile(r"[0-9]+")
 _MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 _TRUNCATED = "the conversation was not read whole"
+_UNREAD = "a host no message visibly names, in a conversation with text anyone could write"
 
 _CALL_URL = re.compile(r"https?://[^\s\"'<>\\]+", re.IGNORECASE)
 _EMBEDDED = re.compile(r"https?://\S*", re.IGNORECASE)
@@ -88,7 +94,7 @@ class Cost:
 
     bits: float
     how: str
-    standing: str | None  # "trusted", "named", or None: nobody names the observer
+    standing: str | None  # "trusted", "named", "unread", or None: nobody names the observer
     why: str = ""
     known: frozenset[str] = frozenset()  # what the observer already has
     data: str = ""  # why it carries the chat's data, if it does
@@ -107,6 +113,7 @@ class Budget:
         "_copies",
         "_earlier",
         "_fetched",
+        "_instructable",
         "_memory",
         "_named",
         "_observe",
@@ -136,6 +143,7 @@ class Budget:
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
+        self._instructable: bool | None = None
         self._words: frozenset[str] | None = None
 
     def admit(
@@ -167,7 +175,8 @@ class Budget:
 
     def standing(self, observer: Observer) -> str | None:
         """Who names `observer`: "trusted" (only the user's or the operator's messages),
-        "named" (also, or only, a tool or a document), or None (nobody)."""
+        "named" (also, or only, a tool or a document), "unread" (no message visibly,
+        beside text anyone could write), or None (nobody: written from memory)."""
         return self._named_by(observer)[1]
 
     def _named_by(self, observer: Observer) -> tuple[Named, str | None, set[int]]:
@@ -190,7 +199,30 @@ class Budget:
         # A page the user named, fetched: its text is the host's own, and may instruct.
         if by_trusted and observer.key in self._fetched_observers():
             by_trusted = False
-        return named, _standing(named, by_trusted), places
+        standing = _standing(named, by_trusted)
+        if standing is None and self._unread(observer):
+            standing = "unread"
+        return named, standing, places
+
+    def _unread(self, observer: Observer) -> bool:
+        """Might a message name `observer` in a spelling `naming` does not read? An
+        instruction hides in text anyone could write (a tool's answer, a retrieved page,
+        another agent), and spells its host as it likes. A well-known site is still one
+        the model writes from memory; so is a code host, whose repositories' owners are
+        shown only which of their own pages were opened (`urls.observers`)."""
+        if observer.cls is HostClass.UNKNOWN and known_site(observer.key):
+            return False
+        if observer.key.partition("/")[0] in CODE_HOSTS:
+            return False
+        if self._instructable is None:
+            trusted = self._trusted
+            # A request's own fields (its model's name, a user id) are strings of no
+            # known author too, but not a message: the model reads no instruction there.
+            self._instructable = any(
+                m.role not in trusted and m.role not in MODEL_ROLES and m.kind is not Kind.OTHER
+                for m in self._conversation.messages
+            )
+        return self._instructable
 
     def _fetched_observers(self) -> frozenset[str]:
         """The observers of the URLs the model's calls asked a tool to fetch, where the
@@ -273,8 +305,8 @@ class Budget:
         know of it but the chat's data, re-encoded: a code reversed)."""
         conversation = self._conversation
         naming = conversation.naming(self._trusted)
-        if standing is None:
-            return ""  # a host from memory: what the model knows of it is no one's
+        if standing is None or standing == "unread":
+            return ""  # a host from memory (maybe): what the model knows of it is no one's
         for run in _ALNUM.findall(text):
             lower = run.lower()
             if len(lower) < 3 or lower.isalpha() or lower in known:
@@ -388,6 +420,8 @@ class Budget:
             why = "hosts the user or the operator names"
             if cost.standing == "named":
                 limit, why = policy.tool_host_budget_bits, "hosts only a tool or a document names"
+            elif cost.standing == "unread":
+                limit, why = policy.unnamed_host_budget_bits, _UNREAD
             return limit, limit * policy.conversation_budget_factor, spent, why
         return policy.link_budget_bits, None, spent, "a host nobody named"
 
@@ -485,8 +519,10 @@ def _standing(named: Named, by_trusted: bool) -> str | None:
 
 
 def _where(observer: Observer, cost: Cost) -> str:
-    named = {"trusted": "the user or operator names it", "named": "only a tool names it"}.get(
-        cost.standing or "", "nobody named it"
-    )
+    named = {
+        "trusted": "the user or operator names it",
+        "named": "only a tool names it",
+        "unread": "no message visibly names it",
+    }.get(cost.standing or "", "nobody named it")
     how = f"; {cost.why}" if cost.why else ""
     return f"{observer.cls.value} host {observer.key} ({named}{how})"

@@ -41,7 +41,7 @@ from .hosts import is_ip_literal, private_suffix, registrable_domain
 if TYPE_CHECKING:
     from .parse import ParsedUrl
 
-__all__ = ["HostClass", "Observer", "observer_of", "site_of"]
+__all__ = ["CODE_HOSTS", "HostClass", "Observer", "observer_of", "site_of"]
 
 
 class HostClass(StrEnum):
@@ -58,7 +58,7 @@ class HostClass(StrEnum):
 # Hosts whose pages below the first path segment belong to an account that reads its
 # visitors' paths (a repository's traffic insights, a project's README images), and the
 # hosts that serve an account's files under its name (the same owner reads them).
-_CODE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})
+CODE_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})
 _OWNED_FILES = frozenset(
     {
         "raw.githubusercontent.com",
@@ -150,7 +150,7 @@ def observer_of(url: ParsedUrl) -> Observer:
         found = Observer(HostClass.TENANT, site_of(host))
     elif _TENANTS.covers(host, path):  # a tenant host the suffix list does not know
         found = Observer(HostClass.TENANT, host)
-    elif site_of(host) in _CODE_HOSTS and owner:
+    elif site_of(host) in CODE_HOSTS and owner:
         found = Observer(HostClass.TENANT, f"{site_of(host)}/{owner}")
     else:
         found = Observer(HostClass.UNKNOWN, site_of(host))
