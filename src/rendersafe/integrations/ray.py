@@ -4,6 +4,7 @@
     from rendersafe import Policy
     from rendersafe.integrations.ray import Sanitize
 
+    ray.data.DataContext.get_current().target_max_block_size = 4 << 20  # work for every actor
     ds = ray.data.read_parquet("s3://lake/chats/")
     out = ds.map_batches(
         Sanitize,
