@@ -188,7 +188,7 @@ def on_ray(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
     context.enable_progress_bars = False
     # Blocks of about a thousand replies: Ray Data 2.60 reads this lake in five blocks of
     # up to 32,000 rows (`override_num_blocks` is not honoured), and two actors sharing
-    # three large blocks leave one idle for a third of the run (1.30x at 128 MiB, 1.74x).
+    # three large blocks leave one idle for a third of the run (1.30x at 128 MiB, 1.81x).
     context.target_max_block_size = 4 << 20
     note = f"cluster started in {time.perf_counter() - started:.1f} s"
     target = out / f"ray-{workers}"
@@ -301,12 +301,12 @@ def run(args: argparse.Namespace, folder: Path, out: Path) -> list[Timed]:
         for name in args.engines
         for workers in (args.workers if name in ENGINE_RUNS else [1])
     ]
-    runs, expected = [], None
+    runs: list[Timed] = []
+    expected = None
     for name, workers in plan:
-        # The last run's output written back and its engine's processes gone (Ray's
-        # daemons outlive `ray.shutdown()` by seconds), not on the next run's clock.
-        os.sync()
-        time.sleep(SETTLE_SECONDS)
+        if runs:  # the last run's output written back and its engine's processes gone
+            os.sync()  # (Ray's daemons outlive `ray.shutdown()` by seconds), not on this clock
+            time.sleep(SETTLE_SECONDS)
         before = load()
         timed = in_fresh_process(name, lake, out, workers)
         if name == "reference" and args.verify and timed.output is not None:
