@@ -3,7 +3,7 @@ of the per-record paths (`Sanitizer.run` row by row, and `rendersafe scan` of th
 chats), and of Spark, Ray and DuckDB on 1 and 2 workers; every result checked against
 `Sanitizer.run` row by row.
 
-    python benchmarks/bench_batch.py [--rows 100000] [--engines arrow,scan,spark,ray,duckdb]
+    python benchmarks/bench_batch.py [--rows 100000] [--engines arrow,scan,...]
                                      [--workers 1,2] [--lake DIR] [--no-verify]
 
 Writes the lake of benchmarks/lake_data.py (`--rows` replies with their conversations,
@@ -20,6 +20,8 @@ the other and each in a fresh process (no run inherits another's warm caches):
                written as Parquet
     duckdb     `rendersafe_sanitize(reply, messages)` with DuckDB's `threads` = N, COPY
                to Parquet (its Python functions hold the GIL: expect no gain from N)
+    duckdb-pool  the same with `register(..., processes=N)`: each vector sanitised in
+               one of N worker processes while DuckDB's thread waits without the GIL
 
 The one-process paths are timed in CPU seconds as well as wall seconds (a busy machine
 slows the wall clock, not the CPU a row costs); the engines by wall time from the job's
@@ -56,7 +58,7 @@ from rendersafe.scan import ScanOptions, scan
 
 POLICY = Policy()
 BATCH_ROWS = 10_000  # Spark's Arrow batch size, used for the one-process Arrow path too
-ENGINES = ("arrow", "scan", "spark", "ray", "duckdb")
+ENGINES = ("arrow", "scan", "spark", "ray", "duckdb", "duckdb-pool")
 SETTLE_SECONDS = 10
 
 
@@ -80,7 +82,7 @@ class Timed:
         cpu = f"{self.rows / self.cpu:6.0f} rows per CPU-s" if self.cpu else " " * 20
         checked = "" if self.wrong is None else f"  {self.wrong} rows unlike the reference"
         return (
-            f"{self.name:9} x{self.workers} {self.wall:7.1f} s {self.rows / self.wall:6.0f} rows/s"
+            f"{self.name:11} x{self.workers} {self.wall:7.1f} s {self.rows / self.wall:6.0f} rows/s"
             f" {per_core:6.0f} per core {cpu}{checked}"
         )
 
@@ -213,25 +215,35 @@ def on_ray(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
     return timed
 
 
-def on_duckdb(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
-    """`rendersafe_sanitize` in DuckDB with `threads` = workers, COPY to Parquet."""
+def on_duckdb(lake: lake_data.Lake, out: Path, workers: int, *, pooled: bool = False) -> Timed:
+    """`rendersafe_sanitize` in DuckDB with `threads` = workers, COPY to Parquet; pooled,
+    with as many worker processes, started on the clock."""
     import duckdb  # noqa: PLC0415  (an optional extra)
 
     from rendersafe.integrations.duckdb import register  # noqa: PLC0415
 
+    name = "duckdb-pool" if pooled else "duckdb"
     con = duckdb.connect()
-    register(con, POLICY)
     con.execute(f"SET threads TO {workers}")
-    target = out / f"duckdb-{workers}.parquet"
+    con.execute("SET enable_progress_bar = false")
+    target = out / f"{name}-{workers}.parquet"
     query = (
         "COPY (SELECT id, rendersafe_sanitize(reply, messages) AS rendersafe "
         f"FROM read_parquet('{lake.replies}')) TO '{target}' (FORMAT parquet)"
     )
-    with clock("duckdb", lake.rows, workers, cpu=False) as timed:
+    with clock(name, lake.rows, workers, cpu=False) as timed:
+        pool = register(con, POLICY, processes=workers if pooled else None)
         con.execute(query)
     con.close()
+    if pool is not None:
+        pool.close()
     timed.output = target
     return timed
+
+
+def on_duckdb_pool(lake: lake_data.Lake, out: Path, workers: int) -> Timed:
+    """`on_duckdb` with `register(..., processes=workers)`."""
+    return on_duckdb(lake, out, workers, pooled=True)
 
 
 ONE_PROCESS: dict[str, Callable[[lake_data.Lake, Path], Timed]] = {
@@ -243,6 +255,7 @@ ENGINE_RUNS: dict[str, Callable[[lake_data.Lake, Path, int], Timed]] = {
     "spark": on_spark,
     "ray": on_ray,
     "duckdb": on_duckdb,
+    "duckdb-pool": on_duckdb_pool,
 }
 
 
@@ -335,6 +348,9 @@ def summary(runs: list[Timed]) -> None:
         one, two = by.get((name, 1)), by.get((name, 2))
         if one and two:
             print(f"{name}: 2 workers {one.wall / two.wall:.2f}x one (1.7 wanted on 2 cores)")
+    alone, pooled = by.get(("duckdb", 1)), by.get(("duckdb-pool", 2))
+    if alone and pooled:
+        print(f"duckdb-pool x2 / duckdb x1 (in-process): {alone.wall / pooled.wall:.2f}x")
     wrong = sum(r.wrong or 0 for r in runs)
     if wrong:
         raise SystemExit(f"{wrong} rows differ from Sanitizer.run")

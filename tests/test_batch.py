@@ -35,8 +35,8 @@ LEAK = f"![k](https://c.example/p.png?k={KEY})"
 
 def test_the_public_surface() -> None:
     assert rendersafe.batch.__all__ == [
-        "NO_FINDINGS", "PLACEHOLDER", "RESULT_TYPE", "ColumnError", "Row", "sanitize_arrow",
-        "sanitize_row", "sanitizer_for",
+        "NO_FINDINGS", "PLACEHOLDER", "RESULT_TYPE", "ColumnError", "ProcessPool", "Row",
+        "sanitize_arrow", "sanitize_row", "sanitizer_for",
     ]  # fmt: skip
     assert str(inspect.signature(sanitize_arrow)) == (
         "(replies: 'Any', conversations: 'Any' = None, *, policy: 'Policy | None' = None)"

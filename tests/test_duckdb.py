@@ -1,7 +1,8 @@
 """`rendersafe.integrations.duckdb.register` on a real DuckDB: the lake's Parquet file
 (tests/lake_cases.py) queried with `rendersafe_sanitize(reply, messages)` equals
 `Sanitizer.run` row by row, with conversations as lists of structs and as JSON text;
-NULLs, numbers and broken cells each get a result.
+NULLs, numbers and broken cells each get a result; the same with the rows sanitised in
+worker processes (`processes=2`), which run two of DuckDB's threads at once.
 
 Skipped without duckdb, unless REQUIRE_DUCKDB_TEST=1 (.ci/run sets it).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,14 +30,55 @@ if not REQUIRED and importlib.util.find_spec("duckdb") is None:
     )
 import duckdb  # noqa: E402  (after the skip above)
 
+from rendersafe.batch.pool import _Worker  # noqa: E402  (after the skip above)
 from rendersafe.integrations.duckdb import register  # noqa: E402  (after the skip above)
 
 
-@pytest.fixture
-def con() -> Any:
+@pytest.fixture(params=[None, 2], ids=["in-process", "processes=2"])
+def con(request: pytest.FixtureRequest) -> Iterator[Any]:
     connection = duckdb.connect()
-    register(connection, POLICY)
-    return connection
+    pool = register(connection, POLICY, processes=request.param)
+    connection.execute(f"SET threads TO {request.param or 1}")
+    yield connection
+    connection.close()
+    if pool is not None:
+        pool.close()
+
+
+def test_in_process_there_is_no_pool_to_close() -> None:
+    assert register(duckdb.connect(), POLICY) is None
+
+
+def test_worker_processes_serve_two_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both DuckDB threads are inside the function together: each call waits on its
+    worker with the GIL released."""
+    inside, most = 0, 0
+    lock = threading.Lock()
+    run = _Worker.run
+
+    def counting(worker: _Worker, *columns: Any) -> Any:
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        try:
+            return run(worker, *columns)
+        finally:
+            with lock:
+                inside -= 1
+
+    monkeypatch.setattr(_Worker, "run", counting)
+    connection = duckdb.connect()
+    pool = register(connection, POLICY, processes=2)
+    assert pool is not None
+    with pool:
+        connection.execute("SET threads TO 2")
+        rows = connection.execute(
+            "SELECT id, rendersafe_sanitize(reply, messages) FROM read_parquet(?) ORDER BY id",
+            [str(lake().replies)],
+        ).fetchall()
+    assert mismatches([r[0] for r in rows], [r[1] for r in rows]) == []
+    assert most == 2
 
 
 @pytest.mark.parametrize("column", ["messages", "conversation"])

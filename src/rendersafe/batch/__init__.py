@@ -11,6 +11,9 @@
     rows     one row's result; what a null, a number, a broken conversation or a
              reply too long gets (a result, never a failed batch)
     arrow    `sanitize_arrow`: columns in, a `StructArray` out
+    pool     `ProcessPool`: `sanitize_arrow` in worker processes, for engines whose
+             threads call Python under the GIL (DuckDB)
+    worker   the worker process a `ProcessPool` starts
 
 The engines' adapters are in `rendersafe.integrations` (`spark`, `ray`, `duckdb`); which
 to choose when is in docs/lake.md. Needs pyarrow: `pip install 'rendersafe[arrow]'`.
@@ -26,6 +29,7 @@ except ModuleNotFoundError as exc:  # the extra is not installed
     raise ModuleNotFoundError(
         "rendersafe.batch needs pyarrow: pip install 'rendersafe[arrow]'", name="pyarrow"
     ) from exc
+from .pool import ProcessPool
 from .rows import NO_FINDINGS, PLACEHOLDER, ColumnError, Row, sanitize_row, sanitizer_for
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
     "PLACEHOLDER",
     "RESULT_TYPE",
     "ColumnError",
+    "ProcessPool",
     "Row",
     "sanitize_arrow",
     "sanitize_row",
