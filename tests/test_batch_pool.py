@@ -84,6 +84,13 @@ def test_a_column_error_is_raised_in_the_caller(pool: ProcessPool) -> None:
     assert pool(["still serving"]).field("text").to_pylist() == ["still serving"]
 
 
+def test_columns_that_cannot_be_pickled_are_sanitised_in_the_caller(pool: ProcessPool) -> None:
+    replies = [EVIL, lambda: "not a reply", "fine"]
+    got = pool(replies).to_pylist()
+    assert got == sanitize_arrow(replies, policy=POLICY).to_pylist()
+    assert [row["text"] for row in got] == [sanitize(EVIL), PLACEHOLDER, "fine"]
+
+
 def test_the_policy_travels_to_the_workers() -> None:
     allowed = Policy(allowed_image_hosts=["evil.example"])
     with ProcessPool(allowed, processes=1) as pool:

@@ -12,7 +12,9 @@ batches are sanitised side by side. Each worker keeps one `Sanitizer` for the po
 built as it starts.
 
 A call never loses its rows: if its worker dies (killed, out of memory), that batch is
-sanitised in the calling process and a new worker takes the dead one's place.
+sanitised in the calling process and a new worker takes the dead one's place; columns
+that cannot be pickled (Python sequences of arbitrary objects) are sanitised there too.
+Workers left unclosed end with the caller: their input pipe closes.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import pyarrow as pa
 
 from ..policy import Policy
 from .arrow import sanitize_arrow
-from .worker import read_frame, write_frame
+from .worker import frame, read_frame, send, write_frame
 
 __all__ = ["ProcessPool"]
 
@@ -60,6 +62,8 @@ class ProcessPool:
             raise RuntimeError("this ProcessPool is closed")
         try:
             return worker.run(replies, conversations)
+        except _UnsendableError:
+            return sanitize_arrow(replies, conversations, policy=self.policy)
         except (EOFError, OSError):
             worker.stop()
             worker = _Worker(self.policy)
@@ -88,14 +92,18 @@ class ProcessPool:
         self.close()
 
 
+class _UnsendableError(Exception):
+    """The columns could not be pickled for a worker; nothing was sent."""
+
+
 class _Worker:
-    """One `python -m rendersafe.batch.worker` child, holding the policy's `Sanitizer`."""
+    """One `rendersafe.batch.worker` child process, holding the policy's `Sanitizer`."""
 
     def __init__(self, policy: Policy) -> None:
         path = os.environ.get("PYTHONPATH")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_PACKAGE_ROOT, path]))}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "rendersafe.batch.worker"],
+            [sys.executable, "-c", "from rendersafe.batch.worker import main; main()"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -106,7 +114,11 @@ class _Worker:
         write_frame(self.requests, policy)
 
     def run(self, replies: Any, conversations: Any) -> pa.StructArray:
-        write_frame(self.requests, (replies, conversations))
+        try:
+            body = frame((replies, conversations))
+        except Exception as exc:  # pickling raises whatever the value's reducer raises
+            raise _UnsendableError from exc
+        send(self.requests, body)
         answer = read_frame(self.replies)
         if isinstance(answer, pa.StructArray):
             return answer

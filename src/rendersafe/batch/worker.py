@@ -1,4 +1,4 @@
-"""One `ProcessPool` worker: `python -m rendersafe.batch.worker`, spoken to over its pipes.
+"""One `ProcessPool` worker: a child process running `main()`, spoken to over its pipes.
 
 Each message is a frame: an 8-byte big-endian length, then a pickle. The pool sends the
 policy first, then `(replies, conversations)` per batch; the worker answers each batch
@@ -21,17 +21,26 @@ from ..policy import Policy
 from .arrow import sanitize_arrow
 from .rows import sanitizer_for
 
-__all__ = ["main", "read_frame", "write_frame"]
+__all__ = ["frame", "main", "read_frame", "send", "write_frame"]
 
 _LENGTH = struct.Struct(">Q")
 
 
+def frame(value: object) -> bytes:
+    """`value` as a frame's body; raises what pickling raises (nothing is sent)."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def send(stream: IO[bytes], body: bytes) -> None:
+    """Send one frame whose body is `body`."""
+    stream.write(_LENGTH.pack(len(body)))
+    stream.write(body)
+    stream.flush()
+
+
 def write_frame(stream: IO[bytes], value: object) -> None:
     """Send `value` as one frame."""
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(_LENGTH.pack(len(data)))
-    stream.write(data)
-    stream.flush()
+    send(stream, frame(value))
 
 
 def read_frame(stream: IO[bytes]) -> object:
@@ -81,6 +90,3 @@ def _picklable(exc: Exception) -> Exception:
         return RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
 
-
-if __name__ == "__main__":
-    main()
