@@ -4,6 +4,7 @@ page, and one budget for a conversation spread over many requests (real uvicorn)
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -159,6 +160,23 @@ def test_a_well_known_site_keeps_the_memory_budget_but_a_tenant_never_does() -> 
     assert Sanitizer().run(public, conversation=chat).text == public
 
 
+def test_a_well_known_site_a_tool_names_keeps_the_memory_budget() -> None:
+    """Only NestJS reads docs.nestjs.com's requests, whoever named the site: a tool
+    naming it may not cut a link's budget below a link to it from memory."""
+    chat = said("NestJS guards: see https://docs.nestjs.com/ for the framework.")
+    docs = "See [NestJS guards](https://docs.nestjs.com/guards#authorization-guard)."
+    assert Sanitizer().run(docs, conversation=chat).text == docs
+    # The same words to a host no list holds, named by the tool alone, are over budget.
+    chat = said("Nest guides: see https://nest-guides.example/ for the framework.")
+    other = "See [NestJS guards](https://nest-guides.example/guards#authorization-guard)."
+    result = Sanitizer().run(other, conversation=chat)
+    assert result.text != other
+    assert "(only a tool names it)" in (result.findings[0].detail or "")
+    # Strict mode still sends nothing composed, to a well-known site or any other.
+    strict = Sanitizer(Policy(links="strict")).run(docs, conversation=chat)
+    assert strict.text != docs
+
+
 def test_an_agent_s_message_is_text_anyone_could_write() -> None:
     chat = [
         {"role": "user", "content": "The lab door code is 4471. Ask the research agent."},
@@ -277,6 +295,45 @@ def test_an_agent_handing_back_the_model_s_words_encoded_launders_nothing() -> N
     ]
     reply = "[report](https://assets.legalinfo-hub.example/report?ref=ZGl2b3JjZQ)"
     result = Sanitizer(Policy(links="strict")).run(reply, conversation=chat)
+    assert result.findings[0].reasons == (Reason.LAUNDERED_COPY,)
+
+
+def _export_chat(user: str, call: str, token: str) -> list[dict[str, Any]]:
+    """A chat whose tool wraps what its call asked for in a signed download link."""
+    return [
+        {"role": "user", "content": user},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": call, "arguments": "{}"}}
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": f'{{"url": "https://files.tallyworks.example/dl/q3?token={token}"}}',
+        },
+    ]
+
+
+def test_a_token_wrapping_the_model_s_own_words_costs_only_those_words() -> None:
+    """The tool signed a token naming what the call asked for (`quarterly_invoices`):
+    the model chose those words, not the token around them."""
+    token = base64.urlsafe_b64encode(b'{"file":"invoices.pdf","exp":1746200000}').decode()
+    chat = _export_chat("Export last quarter's billing, please.", "export_invoices", token)
+    reply = f"[download](https://files.tallyworks.example/dl/q3?token={token})"
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+
+
+def test_a_token_wrapping_words_a_message_gave_costs_it_all() -> None:
+    """What the user said, relayed by the model into the call and wrapped by the tool,
+    is the chat's data: the token costs all it holds."""
+    token = base64.urlsafe_b64encode(b'{"note":"chemotherapy"}').decode()
+    chat = _export_chat("I start chemotherapy on Monday.", "save_note_chemotherapy", token)
+    reply = f"[download](https://files.tallyworks.example/dl/q3?token={token})"
+    result = Sanitizer().run(reply, conversation=chat)
+    assert result.text != reply
     assert result.findings[0].reasons == (Reason.LAUNDERED_COPY,)
 
 

@@ -89,4 +89,3 @@ def _picklable(exc: Exception) -> Exception:
     except Exception:  # one that cannot travel is described
         return RuntimeError(f"{type(exc).__name__}: {exc}")
     return exc
-

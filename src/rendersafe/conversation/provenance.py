@@ -57,7 +57,8 @@ _URL = re.compile(r"https?://[^\s\"'<>\\]+")
 @dataclass(frozen=True, slots=True)
 class Derived:
     """Why a copied URL is the model's choice, and what bounds what it carries: the
-    data of the calls it answers (`data`: what a tool could have computed it from), or
+    data of the calls it answers, or the runs of the model's words a decoding of it
+    holds (`data`: what a tool could have computed it from), or
     the characters it echoes (`echoed`); neither: all of it. `echoes_given`: it echoes
     only what a message the model did not write said: a copy, but for the chat's data
     recognised in it."""
@@ -76,6 +77,7 @@ class Provenance:
         "_copied",
         "_corpus",
         "_given",
+        "_given_before",
         "_loaded",
         "_messages",
         "_model",
@@ -103,6 +105,7 @@ class Provenance:
         self._model: _Written | None = None
         self._loaded: dict[int, tuple[str, ...]] = {}
         self._given: str | None = None
+        self._given_before: dict[int, str] = {}
         self._sites: dict[str, int] | None = None
         self._model_sites: dict[str, int] = {}
         self._url_at: int | None = None
@@ -116,8 +119,14 @@ class Provenance:
             return Derived("on a site the model named first")
         if observable and self._url_before(copied):
             return Derived("an observable host, after the model wrote a URL")
-        if self._encoded_echo(text, copied):
-            return Derived("it echoes, encoded, what the model wrote")
+        echoed = self._encoded_echo(text, copied)
+        if echoed:
+            # The model chose what it wrote, not what the tool wrapped it in (a signed
+            # token naming the file the call asked for): the copies carry those runs;
+            # but a run a message gave is the chat's data relayed, and costs it all.
+            given = self._given_until(copied)
+            own = () if any(run in given for run in echoed) else echoed
+            return Derived("it echoes, encoded, what the model wrote", data=own)
         if self._strict and self._calls_before(copied) and self._names_given(text):
             # A tool computes what the model asks: a name the user gave, in a URL a tool
             # wrote, may be one the model sent it in any spelling.
@@ -226,6 +235,18 @@ class Provenance:
             )
         return self._given
 
+    def _given_until(self, position: int) -> str:
+        """The letters and digits of the messages before `position` the model did not
+        write (the message a URL was copied from is where it came from, not before it)."""
+        found = self._given_before.get(position)
+        if found is None:
+            found = self._given_before[position] = _compact(
+                "\n".join(
+                    m.text.lower() for m in self._messages[:position] if m.role not in MODEL_ROLES
+                )
+            )
+        return found
+
     def _model_first(self, host: str, before: int) -> bool:
         self._named()
         assert self._sites is not None
@@ -285,16 +306,22 @@ class Provenance:
             )
         return self._model
 
-    def _encoded_echo(self, text: str, before: int) -> bool:
+    def _encoded_echo(self, text: str, before: int) -> tuple[str, ...]:
+        """The runs of what the model wrote before message `before` that a decoding of
+        `text` holds (each at least `DECODED_CHARS` long), if any."""
         written = self._written()
         if not written.text:
-            return False
+            return ()
+        runs: list[str] = []
         for plain in decoded(text):
             compact = "".join(c for c in plain.lower() if c.isalnum())
+            covered = [False] * len(compact)
             for i in range(len(compact) - DECODED_CHARS + 1):
                 if written.before(compact[i : i + DECODED_CHARS], before):
-                    return True
-        return False
+                    covered[i : i + DECODED_CHARS] = [True] * DECODED_CHARS
+            marked = "".join(c if on else " " for c, on in zip(compact, covered, strict=True))
+            runs += marked.split()
+        return tuple(dict.fromkeys(runs))
 
 
 class _Written:

@@ -255,7 +255,7 @@ def images(
             continue
         if slots.image_may_fetch(bang, _sources_end(text, bracket)):
             reason = Reason.IMAGE_HOST_NOT_ALLOWED
-            yield Opener(bracket, "\\[", Construct.IMAGE, (reason,), "image not judged")
+            yield Opener(bracket, "\\[", Construct.IMAGE, (reason,), "image not judged", bang)
 
 
 def _sources_end(text: str, bracket: int) -> int:
