@@ -28,6 +28,12 @@ _CONTAINER_DEPTH = MappingProxyType(
     {"list_item_open": 1, "list_item_close": -1, "blockquote_open": 1, "blockquote_close": -1}
 )
 TAG_START = re.compile(r"</?[a-zA-Z]")
+# mistune looks for the end of a comment or processing-instruction block after its
+# opener, CommonMark anywhere on the opening line: `<!-->`, `<!--->` and `<?>` end where
+# they start for CommonMark, and for mistune run on to the next `-->` or `?>`, or to the
+# end of the text, code spans and all.
+_LEFT_OPEN = re.compile(r" {0,3}(<!--|<\?)")
+_LEFT_OPEN_ENDS = MappingProxyType({"<!--": "-->", "<?": "?>"})
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -102,12 +108,26 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
                 sweep.code.add(*source.block_span(*token.map))
         elif token.type == "html_block":
             add_raw_html_span(source, token, sweep.raw)
+            _add_left_open(source, token, sweep.raw)
             if TAG_START.match(token.content):
                 sweep.html.add(*source.block_span(*token.map))
         elif token.type == "definition":
             definitions.add(definition_start(source, token.map[0]))
         previous = token
     return Marks(code=sweep.code, html=sweep.html, definitions=frozenset(definitions), maps=maps)
+
+
+def _add_left_open(source: SourceText, block: Token, raw: Regions) -> None:
+    """Mark the raw HTML of a comment or processing-instruction block as mistune reads
+    it (`_LEFT_OPEN`): no code in it is trusted."""
+    if block.map is None:
+        return
+    start = source.starts[block.map[0]]
+    opener = _LEFT_OPEN.match(source.text, start)
+    if opener is None:
+        return
+    end = source.text.find(_LEFT_OPEN_ENDS[opener.group(1)], opener.end())
+    raw.add(start, len(source.text) if end < 0 else source.line_end(source.line_of(end)))
 
 
 def definition_start(source: SourceText, line: int) -> int:
