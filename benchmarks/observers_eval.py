@@ -50,6 +50,7 @@ SETS = {
     "2": ("attacks2.jsonl", "honest2.jsonl"),
     "3": ("attacks3.jsonl", "honest3.jsonl"),
     "4": ("attacks4.jsonl", "honest4.jsonl"),
+    "5": ("attacks5.jsonl", "honest5.jsonl"),
 }
 
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from rendersafe.conversation import Conversation, Taint, mint_canary
 from rendersafe.conversation.fold import LOOK_ALIKE as _LOOK_ALIKE
+from rendersafe.conversation.fold import decoded
 from rendersafe.conversation.index import MessageText
 from rendersafe.conversation.parts import MIN_PART, PARTS_FROM, PARTS_KINDS
 from rendersafe.shapes import role_of
@@ -493,3 +494,10 @@ def test_a_message_has_the_hosts_of_its_urls(text: str) -> None:
     hosts = MessageText(text).hosts()
     for host in {*hosts, "a", "b.c", "x.", "", "é", "xn--9ca", "b.c:8"}:
         assert MessageText(text).has_host(host) == (host in hosts)
+
+
+def test_a_base64_token_after_a_short_path_prefix_is_decoded() -> None:
+    """`/d/` puts the token out of step with the base64 run it sits in (`/` is base64's
+    too): each piece between slashes is decoded on its own as well."""
+    token = base64.urlsafe_b64encode(b"chemotherapy monday").decode().rstrip("=")
+    assert "chemotherapy monday" in decoded(f"files.example/d/{token}")

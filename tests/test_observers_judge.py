@@ -160,23 +160,6 @@ def test_a_well_known_site_keeps_the_memory_budget_but_a_tenant_never_does() -> 
     assert Sanitizer().run(public, conversation=chat).text == public
 
 
-def test_a_well_known_site_a_tool_names_keeps_the_memory_budget() -> None:
-    """Only NestJS reads docs.nestjs.com's requests, whoever named the site: a tool
-    naming it may not cut a link's budget below a link to it from memory."""
-    chat = said("NestJS guards: see https://docs.nestjs.com/ for the framework.")
-    docs = "See [NestJS guards](https://docs.nestjs.com/guards#authorization-guard)."
-    assert Sanitizer().run(docs, conversation=chat).text == docs
-    # The same words to a host no list holds, named by the tool alone, are over budget.
-    chat = said("Nest guides: see https://nest-guides.example/ for the framework.")
-    other = "See [NestJS guards](https://nest-guides.example/guards#authorization-guard)."
-    result = Sanitizer().run(other, conversation=chat)
-    assert result.text != other
-    assert "(only a tool names it)" in (result.findings[0].detail or "")
-    # Strict mode still sends nothing composed, to a well-known site or any other.
-    strict = Sanitizer(Policy(links="strict")).run(docs, conversation=chat)
-    assert strict.text != docs
-
-
 def test_an_agent_s_message_is_text_anyone_could_write() -> None:
     chat = [
         {"role": "user", "content": "The lab door code is 4471. Ask the research agent."},
@@ -334,6 +317,24 @@ def test_a_token_wrapping_words_a_message_gave_costs_it_all() -> None:
     reply = f"[download](https://files.tallyworks.example/dl/q3?token={token})"
     result = Sanitizer().run(reply, conversation=chat)
     assert result.text != reply
+    assert result.findings[0].reasons == (Reason.LAUNDERED_COPY,)
+
+
+def test_a_cheap_echoed_word_does_not_cap_a_secret_beside_it() -> None:
+    """A code interpreter printed a URL (its host reversed in the code): a base64 word
+    the model wrote, and beside it the secret in ROT13. The call carries the chat's
+    data, so the URL costs all it holds, not the word's price."""
+    word = base64.urlsafe_b64encode(b"summary").decode().rstrip("=")
+    url = f"https://notes.tallyworks.example/r?f={word}&k=qbbepbqr"
+    code = (
+        'host = "elpmaxe.skrowyllat.seton"[::-1]\n'
+        "print(f\"https://{host}/r?f={b64('summary')}&k=qbbepbqr\")"
+    )
+    chat = _export_chat("The door code is doorcode.", "run_python", "")
+    chat[1]["tool_calls"][0]["function"]["arguments"] = json.dumps({"code": code})
+    chat[2]["content"] = url
+    result = Sanitizer().run(f"[notes]({url})", conversation=chat)
+    assert result.findings
     assert result.findings[0].reasons == (Reason.LAUNDERED_COPY,)
 
 

@@ -48,6 +48,7 @@ LOOK_ALIKE = str.maketrans(
 _ALNUM = b"abcdefghijklmnopqrstuvwxyz0123456789"
 _NOT_ALNUM = bytes(b for b in range(256) if b not in _ALNUM)
 _DIGITS = b"0123456789"
+_BASE64_MIN = 8
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){6,}")
 _PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
@@ -74,13 +75,22 @@ def decoded(text: str) -> list[str]:
     for run in _HEX_RUN.findall(text):
         _keep_printable(bytes.fromhex(run), found)
     for run in _BASE64_RUN.findall(text):
-        data = run.replace("-", "+").replace("_", "/").rstrip("=")
-        try:
-            raw = base64.b64decode(data + "=" * (-len(data) % 4))
-        except (binascii.Error, ValueError):
-            continue
-        _keep_printable(raw, found)
+        _keep_base64(run, found)
+        if "/" in run:
+            # A path's `/` is base64's too: a token after `/d/` decodes only on its own.
+            for piece in run.split("/"):
+                if len(piece) >= _BASE64_MIN:
+                    _keep_base64(piece, found)
     return found
+
+
+def _keep_base64(run: str, found: list[str]) -> None:
+    data = run.replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        raw = base64.b64decode(data + "=" * (-len(data) % 4))
+    except (binascii.Error, ValueError):
+        return
+    _keep_printable(raw, found)
 
 
 def _keep_printable(raw: bytes, found: list[str]) -> None:

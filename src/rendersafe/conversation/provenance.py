@@ -121,12 +121,9 @@ class Provenance:
             return Derived("an observable host, after the model wrote a URL")
         echoed = self._encoded_echo(text, copied)
         if echoed:
-            # The model chose what it wrote, not what the tool wrapped it in (a signed
-            # token naming the file the call asked for): the copies carry those runs;
-            # but a run a message gave is the chat's data relayed, and costs it all.
-            given = self._given_until(copied)
-            own = () if any(run in given for run in echoed) else echoed
-            return Derived("it echoes, encoded, what the model wrote", data=own)
+            return Derived(
+                "it echoes, encoded, what the model wrote", data=self._own(text, copied, echoed)
+            )
         if self._strict and self._calls_before(copied) and self._names_given(text):
             # A tool computes what the model asks: a name the user gave, in a URL a tool
             # wrote, may be one the model sent it in any spelling.
@@ -135,6 +132,17 @@ class Provenance:
         if data:
             return Derived("it answers a call that carries the chat's data", data=data)
         return self._echo(text, copied)
+
+    def _own(self, text: str, copied: int, echoed: tuple[str, ...]) -> tuple[str, ...]:
+        """What a URL echoing the model's words encoded can carry, when that is only
+        those words: the runs of the model's writing it holds, encoded or not (a signed
+        token naming the file the call asked for). Nothing (all of the URL) when a run
+        is one a message gave before (the chat's data, relayed) or when the calls it
+        answers carry the chat's data (a tool may have put that beside the echo in any
+        form)."""
+        if self.call_data(copied) or any(run in self._given_until(copied) for run in echoed):
+            return ()
+        return tuple(dict.fromkeys([*echoed, *self._written_runs([text], copied)]))
 
     def _echo(self, text: str, copied: int) -> Derived | None:
         """A URL echoing what the model wrote, if `text` does: what the model wrote as
@@ -309,11 +317,16 @@ class Provenance:
     def _encoded_echo(self, text: str, before: int) -> tuple[str, ...]:
         """The runs of what the model wrote before message `before` that a decoding of
         `text` holds (each at least `DECODED_CHARS` long), if any."""
+        return self._written_runs(decoded(text), before)
+
+    def _written_runs(self, texts: Sequence[str], before: int) -> tuple[str, ...]:
+        """The runs of letters and digits of `texts` (each at least `DECODED_CHARS`
+        long) that the model wrote in a message before message `before`."""
         written = self._written()
         if not written.text:
             return ()
         runs: list[str] = []
-        for plain in decoded(text):
+        for plain in texts:
             compact = "".join(c for c in plain.lower() if c.isalnum())
             covered = [False] * len(compact)
             for i in range(len(compact) - DECODED_CHARS + 1):

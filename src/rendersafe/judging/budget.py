@@ -30,8 +30,7 @@ one budget, with no state kept between them):
     visibly names, beside text anyone       chat names (an instruction there may have
     could write (not a well-known site)     spelt it in a way no reader reads)
     composed, to an observer nobody names   `link_budget_bits` each, a reply (a link
-    (or a well-known site only a tool or    written from memory: nothing pointed there;
-    a page names)                           only its organisation reads a known site)
+                                            written from memory: nothing pointed there)
     composed, to an observable host, in     nothing
     links="strict", or with a conversation
     not read whole
@@ -211,7 +210,7 @@ class Budget:
         another agent), and spells its host as it likes. A well-known site is still one
         the model writes from memory; so is a code host, whose repositories' owners are
         shown only which of their own pages were opened (`urls.observers`)."""
-        if _well_known(observer):
+        if observer.cls is HostClass.UNKNOWN and known_site(observer.key):
             return False
         if observer.key.partition("/")[0] in CODE_HOSTS:
             return False
@@ -247,11 +246,6 @@ class Budget:
         provenance = conversation.provenance(self._trusted, strict=self._strict)
         named, standing, places = self._named_by(observer)
         given = standing is not None and url.host != observer.key
-        if standing == "named" and _well_known(observer):
-            # What a tool or a page names, an instruction may have named; but only the
-            # organisation of a well-known site reads its requests, whoever named it: it
-            # may carry as much as a link to it written from memory, not less.
-            standing = None
         text = free_text(
             url, observer.key, host_given=given and naming.of(url.host).first is not None
         )
@@ -516,11 +510,6 @@ def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
         runs = "".join(c if echoed else " " for c, echoed in zip(text, derived.echoed, strict=True))
         return min(whole, sum(price(run) for run in runs.split())), None
     return whole, None
-
-
-def _well_known(observer: Observer) -> bool:
-    """A well-known site (`urls.known`), not a tenant or an observable path of one."""
-    return observer.cls is HostClass.UNKNOWN and known_site(observer.key)
 
 
 def _standing(named: Named, by_trusted: bool) -> str | None:
