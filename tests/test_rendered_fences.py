@@ -166,6 +166,22 @@ def test_rendered_soup_settles_and_streams_as_one_shot(text: str, data: st.DataO
     assert placed(stream.findings) == placed(expected.findings)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug (found by the property above in CI, 2026-12-06): the segmenter tracks "
+    "no fence inside a quote, so a stream cuts after `> ```mermaid` and its blank lines; the "
+    "later unit's tag is removed as HTML alone, without the one-shot's rendered_fence finding "
+    "for a healer's reading of the fence left open. The text is the same.",
+)
+def test_a_quoted_open_fence_gives_a_stream_the_one_shot_findings() -> None:
+    text = "> ```mermaid\n\n\n<image href='//evil.example/i.png'/>"
+    expected = DECLARED.run(text)
+    stream = DECLARED.stream()
+    out = "".join(stream.feed(char) for char in text) + stream.close()
+    assert out == expected.text
+    assert placed(stream.findings) == placed(expected.findings)
+
+
 @pytest.mark.parametrize(
     ("text", "starts"),
     [
