@@ -78,6 +78,22 @@ def test_a_killed_worker_loses_no_row_and_is_replaced() -> None:
         assert pool([LEAK], [MESSAGES]).field("changed").to_pylist() == [True]
 
 
+def test_no_worker_to_replace_a_dead_one_still_loses_no_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with ProcessPool(POLICY, processes=1) as pool:
+        (worker,) = _workers(pool)
+        os.kill(worker.process.pid, signal.SIGKILL)
+        worker.process.wait()
+
+        def cannot_start(self: _Worker, policy: Policy) -> None:
+            raise OSError("no processes left")
+
+        monkeypatch.setattr(_Worker, "__init__", cannot_start)
+        for _ in range(2):
+            assert pool([EVIL, "fine"]).field("text").to_pylist() == [sanitize(EVIL), "fine"]
+
+
 def test_a_column_error_is_raised_in_the_caller(pool: ProcessPool) -> None:
     with pytest.raises(ColumnError, match="2 replies but 1 conversations"):
         pool(["a", "b"], [None])

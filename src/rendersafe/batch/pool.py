@@ -12,8 +12,9 @@ batches are sanitised side by side. Each worker keeps one `Sanitizer` for the po
 built as it starts.
 
 A call never loses its rows: if its worker dies (killed, out of memory), that batch is
-sanitised in the calling process and a new worker takes the dead one's place; columns
-that cannot be pickled (Python sequences of arbitrary objects) are sanitised there too.
+sanitised in the calling process and a new worker takes the dead one's place (until
+one can start, each call is sanitised there); columns that cannot be pickled (Python
+sequences of arbitrary objects) are sanitised there too.
 Workers left unclosed end with the caller: their input pipe closes.
 """
 
@@ -66,10 +67,18 @@ class ProcessPool:
             return sanitize_arrow(replies, conversations, policy=self.policy)
         except (EOFError, OSError):
             worker.stop()
-            worker = _Worker(self.policy)
+            worker = self._replacement(worker)
             return sanitize_arrow(replies, conversations, policy=self.policy)
         finally:
             self._idle.put(worker)
+
+    def _replacement(self, dead: _Worker) -> _Worker:
+        """A new worker in place of a dead one; the dead one again when none can start
+        (each call it takes is then sanitised in the caller, and tries anew)."""
+        try:
+            return _Worker(self.policy)
+        except OSError:
+            return dead
 
     def close(self) -> None:
         """Stop the workers once the calls under way have their results; later calls
@@ -114,6 +123,8 @@ class _Worker:
         write_frame(self.requests, policy)
 
     def run(self, replies: Any, conversations: Any) -> pa.StructArray:
+        if self.requests.closed:
+            raise EOFError("this worker was stopped")
         try:
             body = frame((replies, conversations))
         except Exception as exc:  # pickling raises whatever the value's reducer raises
