@@ -166,20 +166,44 @@ def test_rendered_soup_settles_and_streams_as_one_shot(text: str, data: st.DataO
     assert placed(stream.findings) == placed(expected.findings)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug (found by the property above in CI, 2026-12-06): the segmenter tracks "
-    "no fence inside a quote, so a stream cuts after `> ```mermaid` and its blank lines; the "
-    "later unit's tag is removed as HTML alone, without the one-shot's rendered_fence finding "
-    "for a healer's reading of the fence left open. The text is the same.",
+@pytest.mark.parametrize(
+    "text",
+    [
+        # found by the property above in CI: a quoted fence, its blank lines, a tag
+        "> ```mermaid\n\n\n<image href='//evil.example/i.png'/>",
+        "x ```css\n\n\nbody { background: url(https://evil.example/a.png) }\n",
+        '- ```mermaid\n\n\ngraph TD\nA-->B\nclick A "javascript:alert(1)"\n',
+        "See https://ok.example\n\nx ```css\n\n\nbody { background: url(//evil.example/a) }",
+        # the run is inside a tilde fence, which closes: the pattern's fence does not
+        "~~~md\nnotes\nx ```svg\n~~~\n\n<svg><image href='//evil.example/i.png'/></svg>\n",
+    ],
 )
-def test_a_quoted_open_fence_gives_a_stream_the_one_shot_findings() -> None:
-    text = "> ```mermaid\n\n\n<image href='//evil.example/i.png'/>"
+def test_a_fence_found_by_pattern_holds_its_unit_open_to_the_next_run(text: str) -> None:
+    """Open WebUI's artifact pattern reads from any three backticks, anywhere in a
+    line, to the next three: no unit may end between them, or what the fence holds is
+    judged as prose alone, in one shot and in a stream."""
     expected = DECLARED.run(text)
+    assert "evil" not in expected.text
+    assert "javascript" not in expected.text
+    assert any(f.kind is Construct.RENDERED_FENCE for f in expected.findings)
     stream = DECLARED.stream()
     out = "".join(stream.feed(char) for char in text) + stream.close()
     assert out == expected.text
     assert placed(stream.findings) == placed(expected.findings)
+
+
+def test_a_forced_cut_inside_a_fence_found_by_pattern_keeps_it_open() -> None:
+    """A fence the pattern finds, longer than the hold limit: each unit after a forced
+    cut is read behind a line that opens it again, so its end is judged as CSS."""
+    sanitizer = Sanitizer(POLICY.model_copy(update={"max_hold_chars": 1024}))
+    rules = "".join(f".c{i} {{ color: red }}\n" for i in range(200))
+    text = f"Styles ```css\n\n{rules}body {{ background: url(https://evil.example/a.png) }}\n"
+    expected = sanitizer.run(text)
+    assert "evil" not in expected.text
+    assert [f.kind for f in expected.findings] == [Construct.RENDERED_FENCE]
+    stream = sanitizer.stream()
+    out = "".join(stream.feed(text[at : at + 97]) for at in range(0, len(text), 97))
+    assert out + stream.close() == expected.text
 
 
 @pytest.mark.parametrize(

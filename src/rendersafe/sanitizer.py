@@ -252,9 +252,9 @@ class Sanitizer:
 
     def _run(self, reply: UnitSanitizer, text: str, context: dict[str, str]) -> Result:
         limit = self.policy.max_hold_chars
-        segmenter = Segmenter(limit, reply.rules.rendered.hold)
+        segmenter = Segmenter(limit, reply.rules.rendered)
         units = segmenter.push(text) + segmenter.finish()
-        carry, sent = Carry(), SentText.of_reply(text, limit)
+        carry, sent = Carry(), SentText.of_reply(text, limit, reply.rules.rendered)
         outputs, findings = list[str](), list[Finding]()
         for unit in units:
             settled = reply.settle(unit, carry, sent, context)

@@ -107,14 +107,14 @@ class StreamSanitizer:
         self._context = context
         rendered = units.rules.rendered
         self._hold = rendered.hold
-        self._segmenter = Segmenter(units.policy.max_hold_chars, self._hold)
+        self._segmenter = Segmenter(units.policy.max_hold_chars, rendered)
         # A rendered fence's opener (a backtick, a tilde) or a TeX macro's backslash
         # is a trigger too: `sendable` must read it (`engine.rendered`).
         self._triggers = _TRIGGERS | frozenset(rendered.triggers)
         self._not_plain = _NOT_PLAIN | self._triggers
         self._roles = _roles(self._triggers) if rendered.triggers else _ROLES
         self._carry = Carry()
-        self._sent_text = SentText.streaming(units.policy.max_hold_chars)
+        self._sent_text = SentText.streaming(units.policy.max_hold_chars, rendered)
         self._findings: list[Finding] = []
         # The current unit's length, kept here: joining its held lines per chunk to
         # measure them re-read them. `feed`'s few steps only take from `_room`: the

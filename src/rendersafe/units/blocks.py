@@ -7,9 +7,10 @@ something is open is parsed behind `context()`, a line that opens it again.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
+from ..engine.rendered import info_language
 from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 
 __all__ = ["MAX_RAW_DEPTH", "SPACE", "OpenBlocks"]
@@ -54,14 +55,22 @@ class OpenBlocks:
     tag_open: bool = False
     blank: bool = True  # the previous line was blank (the start counts as one)
     closed_fence: bool = False  # the previous line closed a fence
+    # The languages a chat UI renders (`engine.rendered`): a UI that finds fences by
+    # pattern reads from any backtick run, anywhere in a line, to the next one.
+    rendered: frozenset[str] = field(default_factory=frozenset)
+    pattern: str | None = None  # the rendered language of the last run, if any
 
     @property
     def open(self) -> bool:
         """Is anything open that a cut must not split?"""
-        return bool(self.fence or self.html or self.raw or self.tag_open)
+        return bool(self.fence or self.html or self.raw or self.tag_open or self.pattern)
 
     def context(self) -> str:
-        """What to parse in front of a unit starting now: an open fence or raw block."""
+        """What to parse in front of a unit starting now: an open fence or raw block,
+        then a run that a pattern-reading UI pairs with the unit's text."""
+        return self._block_context() + (_pattern_line(self.pattern) if self.pattern else "")
+
+    def _block_context(self) -> str:
         if self.fence is not None:
             return _inert_fence(self.fence) + "\n"
         if self.raw is not None:
@@ -72,13 +81,18 @@ class OpenBlocks:
     def inside_fence(self, text: str, pos: int) -> int:
         """Where the lines of `text` from the line start `pos` stop being the open
         fence's text (only a fence line may close it, and nothing else opens inside
-        one): the start of the first fence line, or of the incomplete last line.
+        one): the start of the first fence line, or of a line holding a backtick run
+        when fences are rendered, or of the incomplete last line.
         They are tracked as `track` would track them one by one. `pos` when no fence
         is open, or a raw block or HTML block is open too."""
         if self.fence is None or self.raw is not None or self.html is not None:
             return pos
         closer = _FENCE_LINE.search(text, pos)
-        end = text.rfind("\n", pos, len(text) if closer is None else closer.start()) + 1
+        stop = len(text) if closer is None else closer.start()
+        if self.rendered:  # a line holding a run is tracked alone (`pattern`)
+            run = text.find("```", pos, stop)
+            stop = stop if run < 0 else run
+        end = text.rfind("\n", pos, stop) + 1
         if end <= pos:
             return pos
         self.closed_fence = False
@@ -113,6 +127,8 @@ class OpenBlocks:
             self._open_raw(line, next_raw_tag(line, 0, len(line)))
         if self.fence is None and self.html is None and (self.tag_open or "<" in line):
             self.tag_open = _tag_open(self.tag_open, line)
+        if self.rendered and "```" in line:
+            self.pattern = _last_run_language(line, self.rendered)
         self.blank = not line.strip(SPACE)
         self.raw_closed = self.raw_closed and not self.blank
 
@@ -146,6 +162,21 @@ def _inert_fence(line: str) -> str:
     run = _FENCE.match(line)
     end = run.end() if run is not None else 0
     return line[:end] + line[end:].replace("[", "?").replace("<", "?")
+
+
+def _last_run_language(line: str, rendered: frozenset[str]) -> str | None:
+    """The rendered language the last backtick run of a complete line opens, if any:
+    every run opens a fence to the next one for a UI that pairs them by pattern."""
+    end = line.rfind("```") + 3  # the run's end: `rfind` finds its last three
+    language = info_language(line[end:].rstrip("\r\n"))
+    return language if language in rendered else None
+
+
+def _pattern_line(language: str) -> str:
+    """A line a pattern-reading UI opens a `language` fence at, which Markdown reads
+    as a paragraph (not at a line start: no fence) ended by a blank line (so that its
+    backticks pair with nothing after)."""
+    return f"x ```{language}\n\n"
 
 
 def _closes(opening: str, line: str) -> bool:

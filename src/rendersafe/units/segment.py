@@ -3,10 +3,11 @@
 A unit ends where nothing Markdown or HTML can reach across: before a line that
 starts at column 0 after a blank line or after a closing fence; never inside an open
 fence, an HTML block that spans blank lines (comments, `<script>`, `<pre>`, ...), a
-raw block python-markdown keeps up to its end tag, or a tag whose attributes are
-still coming. Not at a fence that interrupts a paragraph: python-markdown reads an
-unclosed fence as part of the paragraph, so `![a` before it and `b](url)` after it
-are still one image there. Sanitising unit by
+raw block python-markdown keeps up to its end tag, a tag whose attributes are
+still coming, or (with rendered fences) a fence a chat UI finds by pattern, from a
+backtick run anywhere in a line to the next. Not at a fence that interrupts a
+paragraph: python-markdown reads an unclosed fence as part of the paragraph, so
+`![a` before it and `b](url)` after it are still one image there. Sanitising unit by
 unit then equals sanitising the whole reply, and a stream can settle each unit as
 soon as it ends.
 
@@ -23,6 +24,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ..engine.rendered import NO_RENDERED_FENCES, RenderedFences
 from ..engine.triggers import OPENER, URLISH
 from .blocks import SPACE, OpenBlocks
 
@@ -36,6 +38,12 @@ _QUIET_END: Final = re.compile(
 # A line blank as `OpenBlocks` reads one (spaces, tabs and carriage returns: `\r \n` is two
 # line ends around a space to markdown-it), one that may open a block, or one with a tag.
 _NOT_PLAIN: Final = re.compile(r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
+# With rendered fences, a line holding a backtick run may open or close one for a UI
+# that pairs runs by pattern (`OpenBlocks.pattern`), and a line `hold` finds makes the
+# unit risky: neither is taken with others.
+_NOT_PLAIN_RENDERED: Final = re.compile(
+    r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*(?:<|```))", re.MULTILINE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +67,22 @@ class Segmenter:
     units = segmenter.push("Some text\\n\\nMore")   # the units this completed
     units += segmenter.finish()                      # and the last one
 
-    `hold` finds what else makes a unit one to cut: a rendered fence's opening line
-    (`engine.rendered`).
+    `rendered`, the policy's rendered fences: its `hold` finds what else makes a unit
+    one to cut (a rendered fence's opening line), and a fence a UI finds by pattern
+    stays open from a backtick run to the next (`OpenBlocks.pattern`).
     """
 
-    def __init__(self, limit: int, hold: re.Pattern[str] | None = None) -> None:
+    def __init__(self, limit: int, rendered: RenderedFences = NO_RENDERED_FENCES) -> None:
         self.limit = limit
-        self._hold = hold
-        self._state = OpenBlocks()
+        self._hold = hold = rendered.hold
+        self._state = OpenBlocks(rendered=frozenset(rendered.kinds))
+        self._quiet_end = _QUIET_END
+        self._not_plain = _NOT_PLAIN
+        if hold is not None:
+            runs = "|```" if rendered.kinds else ""
+            flags = re.MULTILINE | re.IGNORECASE
+            self._quiet_end = re.compile(f"{_QUIET_END.pattern}|{hold.pattern}{runs}", flags)
+            self._not_plain = _NOT_PLAIN_RENDERED if rendered.kinds else _NOT_PLAIN
         self._lines: list[str] = []  # the current unit's complete lines
         self._length = 0  # their total length
         self._line = ""  # the current incomplete line
@@ -155,10 +171,10 @@ class Segmenter:
         if state.open or state.closed_fence:
             return pos
         if not self._risky:
-            return self._take_lines(text, pos, _QUIET_END.search(text, pos))
+            return self._take_lines(text, pos, self._quiet_end.search(text, pos))
         if state.blank:
             return pos
-        return self._take_lines(text, pos, _NOT_PLAIN.search(text, pos))
+        return self._take_lines(text, pos, self._not_plain.search(text, pos))
 
     def _take_fenced(self, text: str, pos: int) -> int:
         """Take the lines inside an open fence up to the first that may close it:
@@ -208,11 +224,12 @@ class Segmenter:
         self._risky = self._risky or self._risky_in(line, 0, len(line))
         state = self._state
         # What `context()` is made of: only when it changed can the context have.
-        opened = (state.fence, state.raw, state.raw_depth)
-        before = self._context() if opened != (None, None, 0) else ""
+        opened = (state.fence, state.raw, state.raw_depth, state.pattern)
+        before = self._context() if opened != (None, None, 0, None) else ""
         state.track(self._line_head + line)  # the whole line, even if a forced cut split it
         self._line_head = ""
-        if (state.fence, state.raw, state.raw_depth) != opened and self._context() != before:
+        now = (state.fence, state.raw, state.raw_depth, state.pattern)
+        if now != opened and self._context() != before:
             self._contexts.append((self._length, self._context()))
 
     def _force_while_over(self) -> list[Unit]:

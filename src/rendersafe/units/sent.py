@@ -12,6 +12,7 @@ memory, and the same state: the same units, pushed in the same order).
 
 from __future__ import annotations
 
+from ..engine.rendered import NO_RENDERED_FENCES, RenderedFences
 from .segment import Segmenter, Unit
 
 __all__ = ["SentText"]
@@ -22,8 +23,11 @@ _KEPT = 1 << 16  # the most characters of unchanged units a stream keeps unread
 class SentText:
     """Tracks the text sent, unit by unit. Build with `of_reply` or `streaming`."""
 
-    def __init__(self, limit: int, reply: str | None) -> None:
+    def __init__(
+        self, limit: int, reply: str | None, rendered: RenderedFences = NO_RENDERED_FENCES
+    ) -> None:
         self._limit = limit
+        self._rendered = rendered
         self._reply = reply
         self._segmenter: Segmenter | None = None
         self._changed = False  # a unit's output differed from its text
@@ -31,14 +35,17 @@ class SentText:
         self._kept_chars = 0
 
     @classmethod
-    def of_reply(cls, reply: str, limit: int) -> SentText:
-        """For a one-shot run over `reply`."""
-        return cls(limit, reply)
+    def of_reply(
+        cls, reply: str, limit: int, rendered: RenderedFences = NO_RENDERED_FENCES
+    ) -> SentText:
+        """For a one-shot run over `reply` (`rendered`: the policy's rendered fences,
+        which a segmenter of the text sent must track too)."""
+        return cls(limit, reply, rendered)
 
     @classmethod
-    def streaming(cls, limit: int) -> SentText:
+    def streaming(cls, limit: int, rendered: RenderedFences = NO_RENDERED_FENCES) -> SentText:
         """For a stream: the reply is not at hand, so keep the units sent unchanged."""
-        return cls(limit, None)
+        return cls(limit, None, rendered)
 
     def context(self, unit: Unit) -> str:
         """What to parse in front of `unit`: what the text sent before it leaves open."""
@@ -56,14 +63,14 @@ class SentText:
                 return
             self._changed = True
             if self._reply is not None:
-                self._segmenter = Segmenter(self._limit)
+                self._segmenter = Segmenter(self._limit, self._rendered)
                 self._segmenter.push(self._reply[: unit.start])
         self._tracked().push(output)
 
     def _tracked(self) -> Segmenter:
         """The segmenter of the text sent, given the units kept unread."""
         if self._segmenter is None:
-            self._segmenter = Segmenter(self._limit)
+            self._segmenter = Segmenter(self._limit, self._rendered)
         if self._kept:
             for text in self._kept:
                 self._segmenter.push(text)

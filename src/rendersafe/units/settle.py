@@ -184,7 +184,7 @@ class UnitSanitizer:
             restored = restore(unit.text, current.text, keep)
             if restored is None:
                 break
-            pieces = split(restored, self.policy.max_hold_chars, hold)
+            pieces = split(restored, self.policy.max_hold_chars, self.rules.rendered)
             if pieces is None:
                 return current, findings  # past the hold limit
             settled = restored == current.text and not current.findings

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ..engine.rendered import NO_RENDERED_FENCES, RenderedFences
 from ..markdown.python_markdown import next_raw_tag
 from .blocks import OpenBlocks
 from .segment import Segmenter
@@ -33,10 +34,10 @@ _OPEN_TAG = re.compile(r"<[a-zA-Z][\w:-]*[\s/]+[^<>]*=[^<>]*$")
 _LINE_START_TAG = re.compile(r" {0,3}<")
 
 
-def split(text: str, limit: int, hold: re.Pattern[str] | None = None) -> list[str] | None:
+def split(text: str, limit: int, rendered: RenderedFences = NO_RENDERED_FENCES) -> list[str] | None:
     """`text` cut into units as a run over it would cut it (None: a forced cut);
-    `hold` as the run's segmenter has it (`Segmenter`)."""
-    segmenter = Segmenter(limit, hold)
+    `rendered` as the run's segmenter has it (`Segmenter`)."""
+    segmenter = Segmenter(limit, rendered)
     units = segmenter.push(text) + segmenter.finish()
     if any(unit.forced or unit.prefix for unit in units):
         return None
