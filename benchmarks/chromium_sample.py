@@ -1,7 +1,7 @@
 """Rendered pages in a real browser: what Chromium fetches and runs, not what a
 tokeniser reads.
 
-    python benchmarks/chromium_sample.py --cases 300 --seed 7 [--raw]
+    python benchmarks/chromium_sample.py --cases 300 --seed 7 [--raw] [--ingredients a,b]
 
 Each case of the fuzzer's soup (benchmarks/fuzz_soup.py) is sanitised (`--raw`: not),
 rendered by every Python and JavaScript renderer and healer (tests/renderers.py,
@@ -35,7 +35,7 @@ from playwright.sync_api import Dialog, Error, Page, Route, sync_playwright  # n
 from fuzz_soup import case  # noqa: E402
 from renderers import RENDERERS  # noqa: E402
 from rendersafe import Sanitizer  # noqa: E402
-from soup import node  # noqa: E402
+from soup import FAMILIES, node  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -122,9 +122,14 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--raw", action="store_true", help="render the soup unsanitised")
+    parser.add_argument("--ingredients", default=None, help="comma-separated families")
     args = parser.parse_args()
+    families = tuple(args.ingredients.split(",")) if args.ingredients else FAMILIES
+    unknown = set(families) - set(FAMILIES)
+    if unknown:
+        parser.error(f"no such families: {', '.join(sorted(unknown))}")
     rng, sanitizer = random.Random(args.seed), Sanitizer()
-    texts = [case(rng) for _ in range(args.cases)]
+    texts = [case(rng, families) for _ in range(args.cases)]
     outputs = texts if args.raw else [sanitizer.run(t).text for t in texts]
     counts, failing = Counter[str](), 0
     with sync_playwright() as playwright:

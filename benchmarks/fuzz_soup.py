@@ -7,8 +7,11 @@
 
 The soup picks a family of ingredients, then one of its ingredients, up to 40 times:
 the families of tests/soup.py, issue 34's among them (raw HTML in containers,
-declarations, fetching elements, split hosts, `www.`, image titles) and every
-construct holding a URL in the renderers' own test suites (`suites`). Case `i` of seed
+declarations, fetching elements, split hosts, `www.`, image titles), every
+construct holding a URL in the renderers' own test suites (`suites`), and what a
+browser's parser does that Markdown does not model (`html_parser`, `raw_text`), Unicode
+that readers drop or fold (`unicode`), every form of reference definition
+(`definitions_more`) and the renderers' extensions (`extensions`). Case `i` of seed
 `s` is drawn from `random.Random(f"{s}/{i}")` alone, so it is the same whatever
 `--jobs` and `--first` are, and `--only i` replays it (printing every problem in full).
 `--inputs` checks the `input` of each line of a JSON-lines file (`--out`'s, or

@@ -136,6 +136,25 @@ def urls_in_tokens(tokens: Iterable[dict[str, Any]], renderer: str) -> Iterator[
             pairs = [("refresh", v) for n, v in pairs if n == "content"]
         for name, value in pairs:
             yield from _attribute_urls(renderer, tag, name, value)
+        yield from _animated_links(renderer, tag, pairs)
+
+
+# SVG animations that set a link's target (`<animate attributeName=href values=...>`):
+# what they animate to is a link the user may click.
+_ANIMATIONS = frozenset({"animate", "set"})
+_ANIMATED_VALUES = ("values", "to", "from", "by")
+
+
+def _animated_links(renderer: str, tag: str, pairs: list[tuple[str, str]]) -> Iterator[Url]:
+    if tag not in _ANIMATIONS:
+        return
+    named = dict(pairs)
+    if named.get("attributename", "").strip().lower() not in ("href", "xlink:href"):
+        return
+    for name in _ANIMATED_VALUES:
+        for value in named.get(name, "").split(";"):
+            if value.strip():
+                yield Url(renderer, "a", "href", value.strip())
 
 
 def _css_urls(renderer: str, tag: str, css: str) -> Iterator[Url]:
@@ -146,6 +165,8 @@ def _css_urls(renderer: str, tag: str, css: str) -> Iterator[Url]:
 def _attribute_urls(renderer: str, tag: str, name: str, value: str) -> Iterator[Url]:
     if name == "style":
         yield from _css_urls(renderer, tag, value)
+    elif name == "srcdoc":  # a document of its own, loaded as the frame is
+        yield from urls_in_tokens(HTMLTokenizer(value), renderer)
     elif name == "refresh":
         target = _REFRESH.match(value)
         if target is not None and target.group(1).strip():

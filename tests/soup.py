@@ -106,6 +106,66 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     # Every construct holding a URL in the renderers' own test suites
     # (benchmarks/harvest_suites.py).
     "suites": SUITES,
+    # What a browser's tokenizer and tree builder make of tags Markdown passes on:
+    # `/` and line ends between attributes, `<image>` (built as `<img>`), fetching
+    # attributes beyond `src`, SVG and MathML links and animations, spaced and
+    # entity-spelt script URLs.
+    "html_parser": (
+        "<img/src=//evil.example/a.png>", "<img\nsrc=//evil.example/b.png>",
+        "<IMG SRC=//evil.example/c.png>", "<img src = //evil.example/d.png>",
+        "<img src=`//evil.example/e.png`>", "<image src=//evil.example/g.png>",
+        '<img srcset="//evil.example/h.png 2x">', "<picture><source srcset=//evil.example/i.png>",
+        "<video><source src=//evil.example/v.mp4></video>", "<audio src=//evil.example/au.mp3>",
+        "<video><track src=//evil.example/t.vtt>", "<body background=//evil.example/bg.png>",
+        "<table background=//evil.example/tb.png>", "<td background=",
+        '<iframe srcdoc="&lt;img src=//evil.example/s.png&gt;">', "<link rel=icon href=",
+        "<meta http-equiv=\"refresh\" content=\"0; URL='//evil.example/m'\">",
+        "<svg><use href=//evil.example/u.svg#a /></svg>", "<svg><feImage href=",
+        "<math><mi xlink:href=javascript:alert(1)>x</mi></math>",
+        "<svg><a><animate attributeName=href values=javascript:alert(1) /><text>x</text></a>",
+        "<svg><set attributeName=href to=javascript:alert(1) />", "<svg/onload=alert(1)>",
+        "<img src=x onerror=alert(1)//", "<details open ontoggle=alert(1)>",
+        '<a href="&#x20;javascript:alert(1)">', '<a href="javascript&#58;alert(1)">',
+        '<a href="jav&#x09;ascript:alert(1)">', "<button formaction=javascript:alert(1)>",
+        "<a href=javascript:alert(1)>", "<a href='", "<a\nhref=", "<a/href=", "</a>",
+        '<a href="data:text/html,<script>alert(1)</script>">', "<input src=",
+    ),
+    # Raw-text and escapable elements, and the parser's foreign content: where one
+    # reader sees text and another a tag.
+    "raw_text": (
+        '<noscript><p title="</noscript><img src=//evil.example/n.png>">', "<textarea>",
+        "</textarea>", "<title>", "</title>", "<xmp>", "</xmp>", "<plaintext>", "<noembed>",
+        "<noframes>", "<template>", "</template>", "<math><mtext><table><mglyph><style>",
+        '<svg></p><style><a id="</style><img src=//evil.example/sv.png>">', "<svg>", "</svg>",
+        "<![CDATA[><img src=//evil.example/cd.png>]]>", "</br>", "<!--!>", "<? >", "<script>",
+        "</script>", "<select><img src=//evil.example/se.png>", "<listing>", "<pre>\n",
+    ),
+    # Characters some readers drop, fold or treat as space: zero-width, byte-order and
+    # bidi marks, no-break and ideographic spaces, line and paragraph separators,
+    # full-width letters and stops a URL parser maps to ASCII.
+    "unicode": (
+        "\u200b", "\u200d", "\ufeff", "\u00a0", "\u202e", "\u3000", "\u2028", "\u0085",
+        "\uff1c", "https://\uff45\uff56\uff49\uff4c\uff0e\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45/f.png",
+        "//evil\u3002example/i.png", "java\u200bscript:alert(1)", "\u00ad", "e\u0301",
+    ),
+    # Reference definitions in every form a renderer reads: angle destinations, a
+    # destination on the next line, titles over lines, indented, quoted or listed,
+    # labels that only Unicode case folding matches, escaped brackets, entities.
+    "definitions_more": (
+        "[R]: <//evil.example/d.png>", "[r]:\n//evil.example/nl.png", '"title\nspanning"',
+        "   [r]: //evil.example/in.png", "> [r]: //evil.example/q.png", "- [r]: ",
+        "[\u1e9e]: //evil.example/ss.png", "![a][SS]", "![a][\u1e9e]", "[r\\]]: ", "![r\\]]",
+        "![a][]", "![r]", "[r]: &#x2F;&#x2F;evil.example/ent.png", "![R]", "[r]: <>",
+        "![a][r", "[ r ]: ", "![a][ R ]",
+    ),
+    # Renderers' extensions: attribute lists, Markdown in HTML, wiki links and
+    # embeds, footnotes holding images, task lists, math and rendered fences.
+    "extensions": (
+        "{: src=//evil.example/al.png}", "{: onclick=alert(1)}", '<div markdown="1">',
+        "[[wiki]]", "![[embed.png]]", "[^a]: ![x](//evil.example/fn.png)", "- [ ] ",
+        "$$\\href{javascript:alert(1)}{x}$$", "\\includegraphics{//evil.example/g.png}",
+        "```mermaid\n", "```svg\n", "```html\n", "~~~math\n", "$", "$$", ":smile:",
+    ),
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
 FAMILIES = tuple(INGREDIENTS)
@@ -131,9 +191,11 @@ def handlers_in_tokens(tokens: Iterable[dict[str, Any]]) -> Iterator[str]:
         if _TYPES.get(token["type"]) not in ("StartTag", "EmptyTag"):
             continue
         data = token.get("data") or {}
-        for name, _value in data.items() if isinstance(data, dict) else data:
+        for name, value in data.items() if isinstance(data, dict) else data:
             if str(name).lower().startswith("on"):
                 yield f"<{token['name']} {name}>"
+            elif str(name).lower() == "srcdoc":  # the frame's document runs its own
+                yield from handlers_in_tokens(HTMLTokenizer(str(value)))
 
 
 def page_problems(

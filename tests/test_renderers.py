@@ -12,7 +12,9 @@ import pytest
 from attacks import ROOT, transcript_payloads, violations
 from conftest import policy_for
 from fixture_files import Case, all_cases
+from renderers import urls
 from rendersafe import Sanitizer
+from soup import event_handlers
 
 CASES = all_cases()
 ATTACKS = [c for c in CASES if not c.benign]
@@ -70,3 +72,36 @@ def test_transcript_replies(conv: str, label: str, reply: str) -> None:
         assert all(f.context == {"conversation_id": conv} for f in result.findings)
         assert violations(result.text, payloads=transcript_payloads()) == []
         assert violations(reply, payloads=transcript_payloads()) != []
+
+
+@pytest.mark.parametrize(
+    ("html", "found"),
+    [
+        # A frame's `srcdoc` is a document of its own: what it fetches, the frame does.
+        (
+            '<iframe srcdoc="&lt;img src=//evil.example/s.png&gt;"></iframe>',
+            ("img", "src", "//evil.example/s.png"),
+        ),
+        # An SVG animation of a link's `href` sets what a click opens.
+        (
+            "<svg><a><animate attributeName=href values=javascript:alert(1) /></a></svg>",
+            ("a", "href", "javascript:alert(1)"),
+        ),
+        (
+            "<svg><set attributeName=xlink:href to=//evil.example/t /></svg>",
+            ("a", "href", "//evil.example/t"),
+        ),
+    ],
+)
+def test_the_checker_reads_frames_documents_and_animated_links(
+    html: str, found: tuple[str, str, str]
+) -> None:
+    assert found in {(u.tag, u.attribute, u.value) for u in urls(html, "x")}
+    # An animation of anything but a link's target is no link.
+    assert not list(urls("<svg><animate attributeName=x values=javascript:1 /></svg>", "x"))
+
+
+def test_the_checker_finds_handlers_in_a_frames_document() -> None:
+    assert list(event_handlers('<iframe srcdoc="&lt;img src=x onerror=alert(1)&gt;">')) == [
+        "<img onerror>"
+    ]
