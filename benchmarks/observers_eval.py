@@ -51,6 +51,7 @@ SETS = {
     "3": ("attacks3.jsonl", "honest3.jsonl"),
     "4": ("attacks4.jsonl", "honest4.jsonl"),
     "5": ("attacks5.jsonl", "honest5.jsonl"),
+    "6": ("attacks6.jsonl", "honest6.jsonl"),
 }
 
 

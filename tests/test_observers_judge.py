@@ -101,6 +101,59 @@ def test_a_composed_link_to_a_host_only_a_tool_named_is_over_budget() -> None:
     assert "16 allowed" in finding.detail
 
 
+def test_the_observer_of_a_url_reads_the_urls_inside_it() -> None:
+    """A sealed search inside a stranger's URL is judged as its own request (anything
+    goes to a search engine) and is read by the stranger too: what the model chose
+    there is spent on the stranger's budget."""
+    chat = said("Groups - https://groups-helper.example.net/find")
+    inner = "https://www.google.com/search?q=early+onset+parkinsons+diagnosis"
+    for url in (
+        f"https://groups-helper.example.net/find/{inner}",
+        f"https://groups-helper.example.net/find?next={inner}",
+    ):
+        result = Sanitizer().run(f"[groups]({url})", conversation=chat)
+        assert result.text == f"groups (`{url}`)"
+        assert [f.reasons for f in result.findings] == [(Reason.OBSERVABLE_HOST_BUDGET,)]
+    # The URL inside a copy the tool gave, copied whole: a pick among the copies.
+    given = f"https://groups-helper.example.net/find?next={inner}"
+    kept = f"[groups]({given})"
+    assert Sanitizer().run(kept, conversation=said(f"Groups - {given}")).text == kept
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "See [{u}]({u}).",
+        '- [{u}]({u} "the report")',
+        "See [{u}](<{u}>).",
+        "Sources: ({u}).",
+    ],
+)
+def test_a_copy_cited_as_its_own_text_is_a_copy(reply: str) -> None:
+    """`[u](u)` reads, to a renderer that does not take the link, as `u](u)`: the copy
+    run on into its destination (judged on its own), not a URL composed of the copy's
+    words; on an observable host too, where nothing composed may go."""
+    for given in (
+        "https://www.cdc.gov/measles/index.html",
+        "https://files.slack.com/files-pri/T024BE7LD-F07ABCD1234/report.xlsx?pub_secret=8c1f3b2a7e",
+    ):
+        text = reply.format(u=given)
+        assert Sanitizer().run(text, conversation=said(f"Result: {given}")).text == text
+
+
+def test_a_copy_run_on_into_a_sealed_search_spends_what_the_search_says() -> None:
+    """Left unclosed, `[u](https://search?q=...` is one URL to a GFM autolink: the
+    copy's observer reads the search the model wrote after it."""
+    chat = said("Visa info - https://visa-helper.example.net/info")
+    reply = (
+        "See [https://visa-helper.example.net/info]"
+        "(https://www.google.com/search?q=my+secret+words+here+today for more"
+    )
+    result = Sanitizer().run(reply, conversation=chat)
+    assert "visa-helper.example.net/info](" not in result.text.replace("`", "")
+    assert Reason.OBSERVABLE_HOST_BUDGET in {r for f in result.findings for r in f.reasons}
+
+
 def test_a_number_the_chat_never_gave_is_its_data_to_a_host_the_chat_names() -> None:
     chat = said("Offer page. More at https://shop-deals.example/home")
     reply = "Details: [the offer](https://shop-deals.example/deal?ref=1284)"

@@ -45,6 +45,7 @@ paragraphs that name the observer hold every word of the URL's free part.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -76,6 +77,14 @@ _UNREAD = "a host no message visibly names, in a conversation with text anyone c
 
 _CALL_URL = re.compile(r"https?://[^\s\"'<>\\]+", re.IGNORECASE)
 _EMBEDDED = re.compile(r"https?://\S*", re.IGNORECASE)
+# The punctuation a copy may run on into and still be read as that copy (`](/`, `](</`).
+RUN_ON = 4
+# What a link whose text is its own URL leaves between the two, the one after it taken
+# out as a URL of its own (`[u](u)`, `[u](<u>)` read as one URL).
+# (or where a reading stops short of it: `u](`, `u](<`).
+_LINK_GLUE = frozenset({"]", "](", "](<", "](/", "](</"})
+# What may follow a URL inside another that is not part of it (`[u](u).`).
+TRAILING = ").,;:!?'\"]>*_~"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,13 +255,19 @@ class Budget:
         provenance = conversation.provenance(self._trusted, strict=self._strict)
         named, standing, places = self._named_by(observer)
         given = standing is not None and url.host != observer.key
-        text = free_text(
-            url, observer.key, host_given=given and naming.of(url.host).first is not None
-        )
+        host_given = given and naming.of(url.host).first is not None
+        text = free_text(url, observer.key, host_given=host_given)
         # A URL inside it is a request of its own, judged as one (`ReplyJudge._spend`),
-        # with what follows it in this URL: a redirect passes that on.
+        # with what follows it in this URL: a redirect passes that on. This observer
+        # reads it too: it is sent what the model chose there (`_inside`).
+        inside = self._inside(text, observer.key)
         text = _EMBEDDED.sub("/", text)
         copied = conversation.copied_at(url.href or "")
+        if copied is None:
+            extended = self._extended_copy(url, observer.key, (text, host_given))
+            if extended is not None:
+                copy, rest = extended
+                return _run_on(self.cost(copy, observer, role), rest, inside)
         if copied is not None:
             observable = observer.cls is HostClass.OBSERVABLE
             derived = provenance.derived(text, url.host, copied, observable)
@@ -269,11 +284,53 @@ class Budget:
             bits, cap = _derived_bits(text, derived)
             return Cost(bits, "derived", standing, derived.why, source=copied, cap=cap)
         known = self._known(observer.key, named, places) if standing else frozenset()
-        data = self._data(text, known, standing)
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
         words = known | self._trusted_words() if standing == "trusted" else known
-        return Cost(price(text, words), "composed", standing, "", known, data)
+        data = self._data(text, known, standing)
+        return Cost(price(text, words) + inside, "composed", standing, "", known, data)
+
+    def _inside(self, text: str, key: str) -> float:
+        """The bits the model chose in the URLs inside the free part `text` (each with
+        what follows it) that go to observers other than `key`: a URL the conversation
+        gave is a pick among those, anything else is priced as written. The observer of
+        the URL around them reads them all: a sealed service's search, wrapped in a
+        tenant's or a stranger's URL, is sent to that stranger. One to `key` itself is
+        judged as its own request to `key`, on `key`'s budget."""
+        bits = 0.0
+        for match in _EMBEDDED.finditer(text):
+            inner = match.group()
+            if observer_of(parse_url(inner.rstrip(TRAILING))).key == key:
+                continue
+            given = self._conversation.given_on()
+            copies = sum(len(urls) for urls in given.values())
+            trimmed = inner.rstrip(TRAILING)
+            if self._conversation.has_url(inner) or self._conversation.has_url(trimmed):
+                bits += math.log2(copies + 1) + price(inner[len(trimmed) :])
+            else:
+                bits += price(inner.split("://", 1)[-1])
+        return bits
+
+    def _extended_copy(
+        self, url: ParsedUrl, key: str, free: tuple[str, bool]
+    ) -> tuple[ParsedUrl, str] | None:
+        """A URL the conversation gave `key` that `url` is, verbatim, run on into a few
+        characters of punctuation, and those characters (None: there is none). A link
+        whose text is its own URL reads, to a renderer that does not take the link, as
+        one URL running on into its destination (`[u](u)` read as `u](u)`, the inner URL
+        judged as its own request): the copy, and two separators. `free`: the free part
+        of `url` and whether the conversation gave its host whole."""
+        text, host_given = free
+        href = url.href or ""
+        for raw in self._conversation.given_on().get(key, {}):
+            copy = parse_url(raw)
+            if not copy.href or not href.startswith(copy.href):
+                continue  # verbatim only: how a copy is spelt (its escapes) is a choice
+            copied = _EMBEDDED.sub("/", free_text(copy, key, host_given=host_given))
+            rest = text[len(copied) :]
+            if text.startswith(copied) and 0 < len(rest) <= RUN_ON and not _ALNUM.search(rest):
+                return copy, rest
+        return None
 
     def _has(self, url: ParsedUrl, known: frozenset[str]) -> bool:
         """Does the observer already have every piece of the chat `url` carries (the
@@ -437,8 +494,8 @@ class Budget:
 
     @staticmethod
     def _reason(role: Role, cost: Cost, why: str) -> Reason:
-        if cost.how == "derived":
-            return Reason.LAUNDERED_COPY
+        if cost.how == "derived" and cost.source is not None:
+            return Reason.LAUNDERED_COPY  # (a copy run on into a link's end is no tool's)
         if role is Role.IMAGE:
             return Reason.IMAGE_CHOICE
         if why == _TRUNCATED:
@@ -497,6 +554,19 @@ def _unproxied(raw: str, policy: Policy) -> str:
         if name == proxy.url_param:
             return value
     return raw
+
+
+def _run_on(copy: Cost, rest: str, inside: float) -> Cost:
+    """What a copy run on into the punctuation `rest` (and the URLs inside it, costing
+    `inside`) sends: the copy's own, and what was chosen after it, counted as composed
+    (a pick among the copies still)."""
+    # A link's own syntax between its text and its destination is no choice, nor is the
+    # prose's punctuation where a reading ends a URL later than another (`u).`).
+    free = rest in _LINK_GLUE or not rest.strip(TRAILING)
+    bits = copy.bits + (0.0 if free else price(rest)) + inside
+    if copy.how == "composed":
+        return replace(copy, bits=bits)
+    return replace(copy, bits=bits, how="derived", why=copy.why or "a copy run on")
 
 
 def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:

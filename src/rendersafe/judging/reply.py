@@ -35,8 +35,9 @@ from ..urls.hosts import sealed_service
 from ..urls.interstitial import interstitial_url
 from ..urls.nested import nested_urls
 from ..urls.observers import HostClass, Observer, observer_of
+from ..urls.parse import parse_url
 from .beacons import LinkBeacons, link_shapes, sent_href
-from .budget import Budget, Spent
+from .budget import RUN_ON, TRAILING, Budget, Spent
 
 __all__ = ["Judge", "ReplyJudge"]
 
@@ -317,7 +318,19 @@ class ReplyJudge:
         # python-markdown keeps a destination's `<>` (`[a](<https://...>)`): the URL
         # inside is what was copied.
         raw = url.raw.strip()
-        return raw[:1] == "<" and raw[-1:] == ">" and conversation.has_url(raw[1:-1].strip())
+        if raw[:1] == "<" and raw[-1:] == ">" and conversation.has_url(raw[1:-1].strip()):
+            return True
+        # A copy read on into the punctuation after it (`u).`, a link's end), and a
+        # link whose text is its own URL read on into its destination (`u](u)`): the
+        # URL before them is what was copied; the one after `](` is judged as its own.
+        head, glue, tail = raw.partition("](")
+        if glue and not tail.lstrip("<").lower().startswith(("http://", "https://")):
+            return False
+        trimmed = head.rstrip(TRAILING)
+        if len(head) - len(trimmed) > RUN_ON or (not glue and trimmed == head):
+            return False
+        copied = parse_url(trimmed)
+        return copied.href is not None and conversation.has_url(copied.href)
 
     def _taint(self, url: ParsedUrl) -> Taint | None:
         """The piece of the conversation `url` carries, if it counts here."""
