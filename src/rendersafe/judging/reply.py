@@ -321,16 +321,22 @@ class ReplyJudge:
         if raw[:1] == "<" and raw[-1:] == ">" and conversation.has_url(raw[1:-1].strip()):
             return True
         # A copy read on into the punctuation after it (`u).`, a link's end), and a
-        # link whose text is its own URL read on into its destination (`u](u)`): the
-        # URL before them is what was copied; the one after `](` is judged as its own.
+        # link whose text is its own URL read on into its destination, a copy too
+        # (`u](u)`): nothing but copies and punctuation.
         head, glue, tail = raw.partition("](")
-        if glue and not tail.lstrip("<").lower().startswith(("http://", "https://")):
-            return False
-        trimmed = head.rstrip(TRAILING)
-        if len(head) - len(trimmed) > RUN_ON or (not glue and trimmed == head):
+        if glue:
+            return self._copied_text(head) and self._copied_text(tail.lstrip("<"))
+        return head != head.rstrip(TRAILING) and self._copied_text(head)
+
+    def _copied_text(self, text: str) -> bool:
+        """Is `text`, but up to `RUN_ON` characters of punctuation after it, a URL the
+        conversation gave?"""
+        assert self.conversation is not None
+        trimmed = text.rstrip(TRAILING)
+        if len(text) - len(trimmed) > RUN_ON:
             return False
         copied = parse_url(trimmed)
-        return copied.href is not None and conversation.has_url(copied.href)
+        return copied.href is not None and self.conversation.has_url(copied.href)
 
     def _taint(self, url: ParsedUrl) -> Taint | None:
         """The piece of the conversation `url` carries, if it counts here."""
