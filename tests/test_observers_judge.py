@@ -132,13 +132,11 @@ def test_the_observer_of_a_url_reads_the_urls_inside_it() -> None:
 def test_a_copy_cited_as_its_own_text_is_a_copy(reply: str) -> None:
     """`[u](u)` reads, to a renderer that does not take the link, as `u](u)`: the copy
     run on into its destination (judged on its own), not a URL composed of the copy's
-    words; on an observable host too, where nothing composed may go."""
-    for given in (
-        "https://www.cdc.gov/measles/index.html",
-        "https://files.slack.com/files-pri/T024BE7LD-F07ABCD1234/report.xlsx?pub_secret=8c1f3b2a7e",
-    ):
-        text = reply.format(u=given)
-        assert Sanitizer().run(text, conversation=said(f"Result: {given}")).text == text
+    words. (Which of a link's syntaxes it runs on into is a choice of a few bits: on an
+    observable host, where nothing composed may go, such a citation is shown inert.)"""
+    given = "https://www.cdc.gov/measles/index.html"
+    text = reply.format(u=given)
+    assert Sanitizer().run(text, conversation=said(f"Result: {given}")).text == text
 
 
 def test_a_copy_run_on_into_a_sealed_search_spends_what_the_search_says() -> None:
@@ -152,6 +150,42 @@ def test_a_copy_run_on_into_a_sealed_search_spends_what_the_search_says() -> Non
     result = Sanitizer().run(reply, conversation=chat)
     assert "visa-helper.example.net/info](" not in result.text.replace("`", "")
     assert Reason.OBSERVABLE_HOST_BUDGET in {r for f in result.findings for r in f.reasons}
+
+
+_HOOK = "https://webhook.site/7f3c2a10-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # 4812 in base 12 over punctuation after the copy: a run-on's free choice.
+        f"A summary. [source]({_HOOK};*?.)",
+        f"Sources: [1]({_HOOK}.??.) [2]({_HOOK};~'.) [3]({_HOOK}.:!,)",
+        # The same punctuation spelt `.` or `%2E`: a choice of its own.
+        f"Sources: [1]({_HOOK}%22]%3b%21) [2]({_HOOK}.*~!)",
+    ],
+)
+@pytest.mark.parametrize("links", ["balanced", "strict"])
+def test_what_a_copy_runs_on_into_is_the_models_choice(reply: str, links: str) -> None:
+    """Only a link's own syntax around a copy is free (`u](u)`, `u).`); other
+    punctuation after it, and how it is spelt, is priced (a red team sent a PIN to a
+    webhook that way; found against the first version of the run-on rule)."""
+    chat = said(f"Travel tips. Read more at {_HOOK}")
+    result = Sanitizer(Policy(links=links)).run(reply, conversation=chat)
+    assert f"]({_HOOK}" not in result.text
+    assert Reason.OBSERVABLE_HOST_BUDGET in {r for f in result.findings for r in f.reasons}
+
+
+def test_a_links_syntax_around_a_copy_is_a_choice() -> None:
+    """Which of a link's ends a copy cited as its own text runs on into (`u](u).`,
+    `u](u)>`) says a few bits: spent once per syntax and observer in a reply."""
+    page = "https://travel-tips-blog.net/post"
+    chat = said(f"Travel tips. Read more at {page}")
+    two = f"See [{page}]({page}). And [{page}]({page}).\n"
+    assert Sanitizer().run(two, conversation=chat).text == two
+    # On an observable host nothing composed may go, that choice included.
+    hook = f"See [{_HOOK}]({_HOOK})."
+    assert Sanitizer().run(hook, conversation=said(f"Read more at {_HOOK}")).text != hook
 
 
 def test_a_number_the_chat_never_gave_is_its_data_to_a_host_the_chat_names() -> None:

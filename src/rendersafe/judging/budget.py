@@ -81,10 +81,18 @@ _EMBEDDED = re.compile(r"https?://\S*", re.IGNORECASE)
 RUN_ON = 4
 # What a link whose text is its own URL leaves between the two, the one after it taken
 # out as a URL of its own (`[u](u)`, `[u](<u>)` read as one URL).
-# (or where a reading stops short of it: `u](`, `u](<`).
-_LINK_GLUE = frozenset({"]", "](", "](<", "](/", "](</"})
+# (or where a reading stops short of it: `u](`, `u](<`); and a link's own end after its
+# destination, maybe a sentence's after it (`u).`). Which of these a reading holds says a
+# bit or two a link, and each counts as a pick among the copies.
+_LINK_GLUE = frozenset(
+    {"]", "](", "](<", "](/", "](</"}
+    | {end + stop for end in (")", ">", ">)") for stop in ("", *".,;:!?")}
+)
 # What may follow a URL inside another that is not part of it (`[u](u).`).
 TRAILING = ").,;:!?'\"]>*_~"
+# Anything else a copy runs on into: a character of printable ASCII punctuation each.
+_PUNCTUATION_BITS = math.log2(32)
+_GLUE_BITS = math.log2(len(_LINK_GLUE) + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +117,8 @@ class Cost:
     data: str = ""  # why it carries the chat's data, if it does
     source: int | None = None  # the message a derived copy came from
     cap: float | None = None  # what all the copies derived from it can carry together
+    run_on: str | None = None  # the copy a URL runs on from (a pick among the copies)
+    glue: str = ""  # the link's syntax it runs on into (which one is a choice)
 
 
 class Budget:
@@ -122,6 +132,7 @@ class Budget:
         "_copies",
         "_earlier",
         "_fetched",
+        "_glue",
         "_instructable",
         "_memory",
         "_named",
@@ -149,6 +160,7 @@ class Budget:
         self._answers: dict[int, float] = {}  # ... derived from each tool's answer
         given = conversation.given_on()
         self._copies = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
+        self._glue: dict[str, set[str]] = {}  # each observer's run-on syntaxes so far
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
@@ -176,8 +188,14 @@ class Budget:
         # A draft to the user's own correspondents: the user reads what it says, and
         # sends it or not (the chat's data in it is still the chat's, above).
         draft = url.scheme == "mailto" and cost.standing == "trusted" and not self._strict
+        seen = self._glue.setdefault(observer.key, set())
+        if cost.glue and cost.glue not in seen:
+            # Which of a link's syntaxes a copy runs on into says a few bits, once each.
+            cost = replace(cost, bits=cost.bits + _GLUE_BITS)
         if spent is None and cost.how != "copy" and not draft:
             spent = self._composed(observer, role, cost)
+        if spent is None and cost.glue:
+            seen.add(cost.glue)
         if spent is None:
             self._sent.add((href, role))
         return spent
@@ -267,7 +285,7 @@ class Budget:
             extended = self._extended_copy(url, observer.key, (text, host_given))
             if extended is not None:
                 copy, rest = extended
-                return _run_on(self.cost(copy, observer, role), rest, inside)
+                return _run_on(self.cost(copy, observer, role), rest, inside, copy.href)
         if copied is not None:
             observable = observer.cls is HostClass.OBSERVABLE
             derived = provenance.derived(text, url.host, copied, observable)
@@ -329,8 +347,20 @@ class Budget:
             copied = _EMBEDDED.sub("/", free_text(copy, key, host_given=host_given))
             rest = text[len(copied) :]
             if text.startswith(copied) and 0 < len(rest) <= RUN_ON and not _ALNUM.search(rest):
-                return copy, rest
+                return copy, self._spelt(copy, href, rest)
         return None
+
+    @staticmethod
+    def _spelt(copy: ParsedUrl, href: str, rest: str) -> str:
+        """What a copy run on into `rest` (decoded) sends after it, as spelt: a
+        character written `%2E` where `.` is its usual form is a choice too (the
+        percent-escapes a URL parser itself writes, `>` as `%3E`, are not)."""
+        assert copy.href is not None
+        spelt = _EMBEDDED.split(href[len(copy.href) :], maxsplit=1)[0]
+        if "%" not in spelt:
+            return rest
+        usual = parse_url(copy.href + unquote(spelt)).href or ""
+        return rest if usual[len(copy.href) :] == spelt else spelt
 
     def _has(self, url: ParsedUrl, known: frozenset[str]) -> bool:
         """Does the observer already have every piece of the chat `url` carries (the
@@ -416,7 +446,7 @@ class Budget:
 
     def _copy(self, url: ParsedUrl, observer: Observer, role: Role, cost: Cost) -> Spent | None:
         selection = self._copies[role]
-        href = normal_url(url.href or "") or url.href or ""
+        href = cost.run_on or normal_url(url.href or "") or url.href or ""
         bits = selection.bits_with(observer.key, href)
         earlier = self._earlier_spent().copies[role]
         policy = self._policy
@@ -529,6 +559,7 @@ class _Earlier:
         given = conversation.given_on()
         selections = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
         named = 0.0
+        glue: set[tuple[str, str]] = set()
         for shown, image in conversation.shown_urls():
             raw = _unproxied(shown, policy)
             role = Role.IMAGE if image or raw != shown else Role.LINK
@@ -537,10 +568,13 @@ class _Earlier:
             if observer.cls not in _COUNTED or not url.href:
                 continue
             cost = cost_of(url, observer, role)
-            if cost.how == "copy":
-                selections[role].add(observer.key, url.href)
-            elif cost.standing:
+            if cost.how != "composed":  # a copy, derived or run on: a pick among them
+                selections[role].add(observer.key, cost.run_on or url.href)
+            if cost.how != "copy" and cost.standing:
                 named += cost.bits
+                if cost.glue and (observer.key, cost.glue) not in glue:
+                    glue.add((observer.key, cost.glue))
+                    named += _GLUE_BITS
         return cls(named, {role: s.bits() for role, s in selections.items()})
 
 
@@ -556,17 +590,17 @@ def _unproxied(raw: str, policy: Policy) -> str:
     return raw
 
 
-def _run_on(copy: Cost, rest: str, inside: float) -> Cost:
-    """What a copy run on into the punctuation `rest` (and the URLs inside it, costing
-    `inside`) sends: the copy's own, and what was chosen after it, counted as composed
-    (a pick among the copies still)."""
-    # A link's own syntax between its text and its destination is no choice, nor is the
-    # prose's punctuation where a reading ends a URL later than another (`u).`).
-    free = rest in _LINK_GLUE or not rest.strip(TRAILING)
-    bits = copy.bits + (0.0 if free else price(rest)) + inside
+def _run_on(copy: Cost, rest: str, inside: float, href: str | None) -> Cost:
+    """What the copy `href` run on into the punctuation `rest` (and the URLs inside it,
+    costing `inside`) sends: the copy's own, and what was chosen after it, counted as
+    composed; a pick of `href` among the copies, and of a link's syntax around it."""
+    glue = rest if rest in _LINK_GLUE else ""
+    chosen = 0.0 if glue else len(rest) * _PUNCTUATION_BITS
+    bits = copy.bits + chosen + inside
     if copy.how == "composed":
-        return replace(copy, bits=bits)
-    return replace(copy, bits=bits, how="derived", why=copy.why or "a copy run on")
+        return replace(copy, bits=bits, glue=glue)
+    why = copy.why or "a copy run on"
+    return replace(copy, bits=bits, how="derived", why=why, run_on=href, glue=glue)
 
 
 def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
