@@ -46,6 +46,8 @@ _LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
 # What may stand before a definition's `[` on its line: indentation and the markers
 # of block quotes and list items.
 _MARKERS = " \t>-*+.)0123456789"
+# ... and footnote definitions, whose content is a container too (GFM's, python-markdown's).
+_FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
 _SPACE = re.compile(r"[ \t]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 # An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
@@ -147,10 +149,11 @@ class Slots:
 
     def _line_start(self, close: int) -> bool:
         """Does the label whose `]` is at `close` start a line's content (after
-        container markers) or follow a tag, as a definition's must?"""
+        container markers and footnote definitions' labels) or follow a tag, as a
+        definition's must?"""
         opening = self.opening(close)
         before = self.text[self.text.rfind("\n", 0, opening) + 1 : opening].rstrip(" \t")
-        return not before.lstrip(_MARKERS) or before.endswith(">")
+        return not _FOOTNOTES.sub("", before).strip(_MARKERS) or before.endswith(">")
 
     @staticmethod
     def _complete(raw: str) -> bool:

@@ -34,6 +34,10 @@ TAG_START = re.compile(r"</?[a-zA-Z]")
 # end of the text, code spans and all.
 _LEFT_OPEN = re.compile(r" {0,3}(<!--|<\?)")
 _LEFT_OPEN_ENDS = MappingProxyType({"<!--": "-->", "<?": "?>"})
+# marko reads `<!` and anything after it at a line's start (in any container) as a
+# declaration's HTML block, to the first line holding a `>`; CommonMark needs a letter
+# after `<!`, so markdown-it reads `<!->` or `<!1` as a paragraph with code spans.
+_DECLARATION = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*<!")
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -113,6 +117,8 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
                 sweep.html.add(*source.block_span(*token.map))
         elif token.type == "definition":
             definitions.add(definition_start(source, token.map[0]))
+        elif token.type == "paragraph_open":
+            _add_declarations(source, token, sweep.raw)
         previous = token
     return Marks(code=sweep.code, html=sweep.html, definitions=frozenset(definitions), maps=maps)
 
@@ -128,6 +134,19 @@ def _add_left_open(source: SourceText, block: Token, raw: Regions) -> None:
         return
     end = source.text.find(_LEFT_OPEN_ENDS[opener.group(1)], opener.end())
     raw.add(start, len(source.text) if end < 0 else source.line_end(source.line_of(end)))
+
+
+def _add_declarations(source: SourceText, paragraph: Token, raw: Regions) -> None:
+    """Mark the lines of a paragraph that marko reads as a declaration's HTML block
+    (`_DECLARATION`, to the first `>`) as raw HTML: no code in them is trusted."""
+    assert paragraph.map is not None
+    text = source.text
+    for line in range(*paragraph.map):
+        opener = _DECLARATION.match(text, source.starts[line])
+        if opener is None:
+            continue
+        end = text.find(">", opener.end())
+        raw.add(source.starts[line], len(text) if end < 0 else source.line_end(source.line_of(end)))
 
 
 def definition_start(source: SourceText, line: int) -> int:
