@@ -36,9 +36,11 @@ _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
 # renderer reads it (linkify-it takes `<` and backticks inside brackets), a
 # destination as python-markdown reads it (on to `)`, code spans included), a tag
 # or declaration on to its `>` (python-markdown's `<!\n`>` after raw HTML), and
-# mistune's strikethrough to whichever `~~` it ends at.
+# mistune's strikethrough to whichever `~~` it ends at. Each is read on its own: a
+# destination's `](https://a.b)` holds a URL that a GFM autolink reads on past the `)`.
 _SWALLOWERS = (
-    re.compile(r"[a-z][\w+.-]*://\S*|www\.\S*|\]\([^)\n]*", re.IGNORECASE),
+    re.compile(r"[a-z][\w+.-]*://\S*|www\.\S*", re.IGNORECASE),
+    re.compile(r"\]\([^)\n]*"),
     re.compile(r"<[!?/a-zA-Z][^>]*>"),
     re.compile(r"~~(?=\S)[\s\S]*\S~~"),
 )
