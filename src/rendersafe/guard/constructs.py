@@ -44,8 +44,8 @@ _SLOT = re.compile(r"\](?:\(|:)")
 _AFTER_SLOT = re.compile(r"[ \t]*\n?[ \t]*<?")
 _LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
 # What may stand before a definition's `[` on its line: indentation and the markers
-# of block quotes and list items.
-_MARKERS = " \t>-*+.)0123456789"
+# of block quotes, list items and definition lists (python-markdown's `: `).
+_MARKERS = " \t>-*+.):0123456789"
 # ... and footnote definitions, whose content is a container too (GFM's, python-markdown's).
 _FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
 _SPACE = re.compile(r"[ \t]")

@@ -28,10 +28,11 @@ from .healers import reference_labels
 
 __all__ = ["references"]
 
-# At the start of a line (after quote and list markers), or right after a `>`:
-# python-markdown starts a new line after raw HTML (`<div></div>[r]: u`, `<!---->`).
+# At the start of a line (after quote, list and definition-list markers: python-markdown's
+# `: ` holds blocks), or right after a `>`: python-markdown starts a new line after raw
+# HTML (`<div></div>[r]: u`, `<!---->`).
 _DEFINITION_START = re.compile(
-    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
+    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+:-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
 )
 # After the destination: the line's end, or a title's opener (python-markdown's title
 # runs to the last quote of the line); text of any other kind after it makes the line
