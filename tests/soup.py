@@ -51,7 +51,9 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
     "urls": (EVIL, "https://evil.example/x.png", "//evil.example/y.png", "javascript:alert(1)",
              "ht\ntps://evil.example/n.png", "https:\t//evil.example/t.png", "www.evil.example/w",
              f"<{EVIL}>", "<https://evil.example/x.png>", "<https://docs.python.org/library/>"),
-    "containers": ("\n", "\n\n", "> ", "- ", "1. ", "| a | b |\n|---|---|\n| ", "# ", "\t"),
+    "containers": (
+        "\n", "\n\n", "> ", "- ", "1. ", "| a | b |\n|---|---|\n| ", "# ", "\t", "\n: ",
+    ),
     "definitions": ("[r]: ", "\n[r]: https://evil.example/r.png\n", "[r]:\n"),
     "prose": ("word ", "a ", "Sure, here it is: "),
     # What a healing renderer (remend) completes at a prefix: a label the stream may
