@@ -52,6 +52,10 @@ _SPACE = re.compile(r"[ \t]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 # An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
 _ALT_END = re.compile(r"[^\[\]`<\\]*\]")
+# Raw HTML holding a quote: in an image's text, micromark writes it into `alt` as it
+# stands, so the quote ends the attribute and what follows becomes the image's own.
+_QUOTED_HTML = re.compile(r"""<[!?/a-zA-Z][^<>]*["']""")
+_ALT_BREAKS_OUT = "raw HTML with a quote in an image's text"
 _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
@@ -252,6 +256,7 @@ def images(
     """Every image opener that could fetch a URL the policy does not allow, unless the
     pass kept it and every renderer reads it alike: its `[` escaped."""
     keep = {start for start, end in kept if CANONICAL.fullmatch(text, start, end)}
+    quoted: list[int] | None = None
     for match in _IMAGE.finditer(text):
         bang, bracket = match.start(), match.end() - 1
         if bang in keep or skip(bracket) or escaped(text, bang):
@@ -259,6 +264,14 @@ def images(
         if slots.image_may_fetch(bang, _sources_end(text, bracket)):
             reason = Reason.IMAGE_HOST_NOT_ALLOWED
             yield Opener(bracket, "\\[", Construct.IMAGE, (reason,), "image not judged", bang)
+            continue
+        if _ALT_END.match(text, bracket + 1) is None:
+            if quoted is None:
+                quoted = [m.start() for m in _QUOTED_HTML.finditer(text) if not skip(m.start())]
+            i = bisect.bisect_right(quoted, bracket)
+            if i < len(quoted) and quoted[i] < slots.paragraph_end(bang):
+                reason = Reason.HTML_TAG_NOT_ALLOWED
+                yield Opener(bracket, "\\[", Construct.IMAGE, (reason,), _ALT_BREAKS_OUT, bang)
 
 
 def _sources_end(text: str, bracket: int) -> int:

@@ -27,12 +27,14 @@ __all__ = ["FETCHING_NAMES", "Tag", "read_tags"]
 # A tag's `<`, and any character references between it and the name: python-markdown
 # moves a line's references after raw HTML to its end, leaving `<img` behind.
 _TAG_START = re.compile(r"<(?:&#?\w{1,32};)*+(?=[a-zA-Z])")
-_SEPARATOR = re.compile(r"[\t\n\f\r />]")
+# A `>` after a backslash ends nothing: marked writes the tag's `<` as it stands and the
+# escaped `>` as `&gt;`, so the browser's tag runs on past it (`<o\> src=...`).
+_SEPARATOR = re.compile(r"[\t\n\f\r /]|(?<!\\)>")
 # One attribute as the tokeniser reads it: white space and `/` before it, a name
-# (its first character may be `=`), then `=` and a value.
+# (its first character may be `=`), then `=` and a value; an escaped `>` is in them.
 _ATTRIBUTE = re.compile(
-    r"""[\t\n\f\r /]*([^\t\n\f\r />][^\t\n\f\r /=>]*)"""
-    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?"""
+    r"""[\t\n\f\r /]*((?:\\>|[^\t\n\f\r />])(?:\\>|[^\t\n\f\r /=>])*)"""
+    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|(?:\\>|[^\t\n\f\r >])*))?"""
 )
 _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
 # Elements that fetch, navigate or run something by being there, whatever their
@@ -153,7 +155,7 @@ class _Reader:
                 self.rests[pos] = _Rest(None, (), (), MAX_ATTRIBUTES + 1, pos + MAX_TAG + 1)
                 break
             end = _BEFORE_END.match(self.text, pos).end()  # type: ignore[union-attr]
-            if end >= len(self.text) or self.text[end] == ">":
+            if end >= len(self.text) or (self.text[end] == ">" and self.text[end - 1] != "\\"):
                 self.rests[pos] = _Rest(None, (), (), 0, end)
                 break
             attribute = _ATTRIBUTE.match(self.text, pos)
