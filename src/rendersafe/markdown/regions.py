@@ -141,12 +141,17 @@ def _add_declarations(source: SourceText, paragraph: Token, raw: Regions) -> Non
     (`_DECLARATION`, to the first `>`) as raw HTML: no code in them is trusted."""
     assert paragraph.map is not None
     text = source.text
+    end = -1  # the next `>` found so far: each is looked for once, however many lines
     for line in range(*paragraph.map):
         opener = _DECLARATION.match(text, source.starts[line])
         if opener is None:
             continue
-        end = text.find(">", opener.end())
-        raw.add(source.starts[line], len(text) if end < 0 else source.line_end(source.line_of(end)))
+        if end < opener.end():
+            end = text.find(">", opener.end())
+            if end < 0:
+                raw.add(source.starts[line], len(text))
+                return
+        raw.add(source.starts[line], source.line_end(source.line_of(end)))
 
 
 def definition_start(source: SourceText, line: int) -> int:
