@@ -107,6 +107,11 @@ PATTERNS = {
     "]: lines": "[r]: javascript:x\n",
     "{: on": "{: onclick=x ",
     "<style <base": "<style <base <link ",
+    # marko's declarations (a line from `<!` to the next `>`), an escaped `>` inside a tag,
+    # quoted raw HTML in an image's open text.
+    "<!x lines": "<!x\n",
+    "<a\\> ": "<a\\> ",
+    '![a <b title="': '![a <b title=" ',
 }
 RENDERED = {
     "mermaid clicks": "```mermaid\n",
