@@ -70,3 +70,20 @@ def test_the_checker_sees_what_it_looks_for() -> None:
     assert "fetches evil.example" in found
     assert "event handler" in found
     assert "script URL" in found
+
+
+# Found by `fuzz_soup.py --seed 427` (case 8920) at the end of a session; not yet read.
+_NOT_IDEMPOTENT = (
+    '    <img src=:smile:word ![a](<https://evil.example/a b.png> "`t`")    > <img src=```mermaid'
+    '\n<title><!X&#x2F;<div markdown="1">![a](y.png "`java\u200bscript:alert(1)https:evil.example/'
+    "n.png<link rel=stylesheet href=&NewLine;<https://docs.python.org/library/>http://www.evil."
+    'example![a](y.png "`[0, 1)</a>\\includegraphics{//evil.example/g.png}&NewLine;{: onclick='
+    'alert(1)}<!-- <img src=//evil.example/k.png> --><a href="&#x20;javascript:alert(1)">https:'
+    "\t//evil.example/t.png"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="a known bug: the second run changes this output again")
+def test_a_known_soup_that_is_not_idempotent_yet() -> None:
+    once = Sanitizer().run(_NOT_IDEMPOTENT).text
+    assert Sanitizer().run(once).text == once

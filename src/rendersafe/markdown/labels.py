@@ -17,8 +17,12 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 def label_keys(raw: str) -> frozenset[str]:
-    """The normalised forms of a reference label under each renderer's rules."""
+    """The normalised forms of a reference label under each renderer's rules; marked,
+    after remend closes the brackets around it, reads `![r\\]]` as a use of `r`, so the
+    label without its escaped characters is one too."""
     collapsed = " ".join(_ESCAPE.sub(r"\1", raw).split())
-    return frozenset(
-        {normalizeReference(raw), collapsed.casefold(), collapsed.lower(), raw.strip().lower()}
-    )
+    keys = {normalizeReference(raw), collapsed.casefold(), collapsed.lower(), raw.strip().lower()}
+    dropped = " ".join(_ESCAPE.sub("", raw).split()).lower()
+    if dropped:
+        keys.add(dropped)
+    return frozenset(keys)
