@@ -188,14 +188,13 @@ class Budget:
         # A draft to the user's own correspondents: the user reads what it says, and
         # sends it or not (the chat's data in it is still the chat's, above).
         draft = url.scheme == "mailto" and cost.standing == "trusted" and not self._strict
-        seen = self._glue.setdefault(observer.key, set())
-        if cost.glue and cost.glue not in seen:
+        if cost.glue and cost.glue not in self._glue.get(observer.key, ()):
             # Which of a link's syntaxes a copy runs on into says a few bits, once each.
             cost = replace(cost, bits=cost.bits + _GLUE_BITS)
         if spent is None and cost.how != "copy" and not draft:
             spent = self._composed(observer, role, cost)
         if spent is None and cost.glue:
-            seen.add(cost.glue)
+            self._glue.setdefault(observer.key, set()).add(cost.glue)
         if spent is None:
             self._sent.add((href, role))
         return spent
@@ -315,15 +314,15 @@ class Budget:
         the URL around them reads them all: a sealed service's search, wrapped in a
         tenant's or a stranger's URL, is sent to that stranger. One to `key` itself is
         judged as its own request to `key`, on `key`'s budget."""
+        conversation = self._conversation
         bits = 0.0
         for match in _EMBEDDED.finditer(text):
             inner = match.group()
-            if observer_of(parse_url(inner.rstrip(TRAILING))).key == key:
-                continue
-            given = self._conversation.given_on()
-            copies = sum(len(urls) for urls in given.values())
             trimmed = inner.rstrip(TRAILING)
-            if self._conversation.has_url(inner) or self._conversation.has_url(trimmed):
+            if observer_of(parse_url(trimmed)).key == key:
+                continue
+            if conversation.has_url(inner) or conversation.has_url(trimmed):
+                copies = sum(len(urls) for urls in conversation.given_on().values())
                 bits += math.log2(copies + 1) + price(inner[len(trimmed) :])
             else:
                 bits += price(inner.split("://", 1)[-1])
