@@ -72,8 +72,9 @@ def test_the_checker_sees_what_it_looks_for() -> None:
     assert "script URL" in found
 
 
-# Found by `fuzz_soup.py --seed 427` (case 8920) at the end of a session; not yet read.
-_NOT_IDEMPOTENT = (
+# `fuzz_soup.py --seed 427` case 8920, whole (shrunk in regressions_second_line.md): an
+# edit left a text starting indented, and only one of its readings was re-checked.
+_WAS_NOT_IDEMPOTENT = (
     '    <img src=:smile:word ![a](<https://evil.example/a b.png> "`t`")    > <img src=```mermaid'
     '\n<title><!X&#x2F;<div markdown="1">![a](y.png "`java\u200bscript:alert(1)https:evil.example/'
     "n.png<link rel=stylesheet href=&NewLine;<https://docs.python.org/library/>http://www.evil."
@@ -83,7 +84,6 @@ _NOT_IDEMPOTENT = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="a known bug: the second run changes this output again")
-def test_a_known_soup_that_is_not_idempotent_yet() -> None:
-    once = Sanitizer().run(_NOT_IDEMPOTENT).text
+def test_a_soup_whose_rerun_changed_it_is_idempotent() -> None:
+    once = Sanitizer().run(_WAS_NOT_IDEMPOTENT).text
     assert Sanitizer().run(once).text == once

@@ -82,6 +82,7 @@ class _Reading:
     recheck: bool = False  # re-reading an earlier pass's output
     close_cut: bool = False  # escape what a forced cut left open
     in_context: bool = True  # read inside what the text before leaves open
+    continued: bool = True  # a re-read text starting blank may continue a block before it
 
 
 def _keeps_what_streams_send(original: str, output: str, hold: re.Pattern[str] | None) -> bool:
@@ -226,6 +227,12 @@ class UnitSanitizer:
 
     def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
         outcome = self._read(unit, carry, reading)
+        if reading.recheck and reading.continued and unit.text.startswith(_BLANK_START):
+            # Read as continuing a block before it, an indented block is prose, and a
+            # code span in it can hide what follows; a run over the output reads the
+            # text on its own, the block as code and what follows live. Both judge it.
+            alone = replace(reading, continued=False)
+            outcome = _then(outcome, self._read(replace(unit, text=outcome.text), carry, alone))
         if not unit.prefix.startswith("<") or not reading.in_context:
             return outcome
         # python-markdown reads the unit inside the raw block the text sent leaves open;
@@ -234,9 +241,7 @@ class UnitSanitizer:
         # trusted, with the first's edits in place).
         recheck = reading.recheck or bool(outcome.findings)
         prose = _Reading(reading.context, recheck=recheck, in_context=False)
-        again = self._read(replace(unit, text=outcome.text, prefix=""), carry, prose)
-        delta = again.delta.with_labels(outcome.delta.image_labels)
-        return _Outcome(again.text, outcome.findings + again.findings, delta)
+        return _then(outcome, self._read(replace(unit, text=outcome.text, prefix=""), carry, prose))
 
     def _read(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
         """One reading of `unit`: its edits applied, its findings placed."""
@@ -246,7 +251,9 @@ class UnitSanitizer:
         # indented (`</div>    <img>` cleaned), it may continue a list item before it.
         trust = CodeTrust.of(
             after_forced_cut=carry.after_forced_cut,
-            continues_block=reading.recheck and unit.text.startswith(_BLANK_START),
+            continues_block=reading.recheck
+            and reading.continued
+            and unit.text.startswith(_BLANK_START),
             in_context=reading.in_context,
             healer=carry.healer,
         )
@@ -292,6 +299,12 @@ class UnitSanitizer:
             close_openers(ps, marks.code, index, close_at)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
+
+
+def _then(outcome: _Outcome, again: _Outcome) -> _Outcome:
+    """Two readings in turn: `again` read `outcome`'s text."""
+    delta = again.delta.with_labels(outcome.delta.image_labels)
+    return _Outcome(again.text, outcome.findings + again.findings, delta)
 
 
 def _placed_in(unit: Unit, read: str, finding: Finding) -> Finding:
