@@ -355,7 +355,6 @@ DEFINES_NOTHING = (
     "[^1]: a ]: b c",
 )
 MAY_DEFINE = (
-    "[r]: https://docs.python.org/3/library/",
     "[^1]: Foo (2010)",
     '[^1]: Foo "a title"',
     "[^1]: Foo 'a title'",

@@ -22,7 +22,7 @@ A URL seen again is no new channel use: the browser fetches it once.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from urllib.parse import parse_qsl
 
 from ..urls import ParsedUrl
@@ -56,6 +56,25 @@ class LinkBeacons:
             return False
         for urls in used:
             urls.add(href)
+        return True
+
+    def admits_all(self, urls: Iterable[ParsedUrl]) -> bool:
+        """Would `admits` take each of `urls`, in this order? Counts nothing. When it
+        would take them all, it would in any order: each channel ends with the same
+        URLs, no more than its few, and a URL new to it came before that end."""
+        added: dict[str, set[str]] = {}
+        for url in urls:
+            href, parts = sent_href(url), url.parts
+            if href is None or parts is None:
+                continue
+            shapes = link_shapes(parts)
+            for shape in shapes:
+                seen, new = self._seen.get(shape, set()), added.setdefault(shape, set())
+                if href not in seen and href not in new and len(seen) + len(new) >= self.per_shape:
+                    return False
+            for shape in shapes:
+                if href not in self._seen.get(shape, ()):
+                    added[shape].add(href)
         return True
 
 

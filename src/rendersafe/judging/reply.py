@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -155,6 +156,28 @@ class ReplyJudge:
         self._links_peeked[shared] = verdict
         return verdict
 
+    def keeps_links(self, raws: Sequence[str]) -> bool:
+        """Are the links `raws`, judged in this order, all kept? Then each is judged, as
+        a pass judges them (its link channels count it); else none is, and the reply
+        remembers nothing new. Only without a conversation (with one, every URL judged
+        is remembered: `remembers_every_url`). Whether a channel takes them all does
+        not depend on their order (`LinkBeacons.admits_all`)."""
+        if self._tracker is not None:
+            return False
+        counted: list[ParsedUrl] = []
+        for raw in raws:
+            verdict = self.peek(raw, Role.LINK)
+            if verdict is None:  # a link channel counts it: judged without counting
+                verdict = self._judged(raw, Role.LINK, False, count=False)
+                counted.append(verdict.url)
+            if verdict.action != "keep":
+                return False
+        if counted and not self._links.admits_all(counted):
+            return False
+        for raw in raws:
+            self.judge(raw, Role.LINK)
+        return True
+
     def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
         shared = self._free
         if shared is None or role is not Role.LINK:
@@ -191,7 +214,9 @@ class ReplyJudge:
             return False
         return not any(self._observer(nested).reads_data for nested in nested_urls(url))
 
-    def _judged(self, raw: str, role: Role, decode_entities: bool) -> Verdict:
+    def _judged(
+        self, raw: str, role: Role, decode_entities: bool, *, count: bool = True
+    ) -> Verdict:
         # The policy's verdict is cached across replies; this reply's part is not.
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities)
         url = verdict.url
@@ -203,13 +228,15 @@ class ReplyJudge:
         # Whether the URL was copied is asked only where the answer changes the
         # verdict: a drop for the data it seems to carry, or a piece of the chat in it.
         if verdict.action != "drop":
-            return self._in_reply(verdict, role)
+            return self._in_reply(verdict, role, count=count)
         if not set(verdict.reasons) - _NOT_FROM_DATA:
             return verdict
         if not self._copied(url) and not self._vouched(url):
             return verdict  # the conversation is not asked: it costs ~20 µs a URL
         verdict = self.urls.judge(raw, role, decode_entities=decode_entities, copied=True)
-        return verdict if verdict.action == "drop" else self._in_reply(verdict, role, copied=True)
+        if verdict.action == "drop":
+            return verdict
+        return self._in_reply(verdict, role, copied=True, count=count)
 
     def proxied(self, href: str) -> str:
         """`href` rewritten through the policy's image proxy, signed for this reply."""
@@ -233,8 +260,11 @@ class ReplyJudge:
             and self.urls.signed_by_proxy(verdict.url, self.proxy_context)
         )
 
-    def _in_reply(self, verdict: Verdict, role: Role, *, copied: bool = False) -> Verdict:
-        """A URL the policy keeps, judged with the conversation and the reply so far."""
+    def _in_reply(
+        self, verdict: Verdict, role: Role, *, copied: bool = False, count: bool = True
+    ) -> Verdict:
+        """A URL the policy keeps, judged with the conversation and the reply so far
+        (`count`: its link channels count it, else it is judged as if they took it)."""
         url = verdict.url
         if role is Role.IMAGE and self.urls.signed_by_proxy(url, self.proxy_context):
             return verdict  # its target was judged when it was proxied, here or before
@@ -255,7 +285,7 @@ class ReplyJudge:
                 return replace(dropped, source=spent[0].detail, host_class=spent[1].cls.value)
         if role is Role.LINK and self._unseen_host(url):
             return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
-        if role is Role.LINK and _counted(url) and not self._links.admits(url):
+        if role is Role.LINK and count and _counted(url) and not self._links.admits(url):
             return _dropped(verdict, Reason.BEACON)
         return verdict
 

@@ -8,7 +8,7 @@ from ..findings import Action, Construct, Reason
 from ..urls import Role, Verdict
 from .brackets import Bracket
 
-__all__ = ["WINDOW", "judge_reading", "neutralise", "worst"]
+__all__ = ["WINDOW", "judge_reading", "must_go", "neutralise", "worst"]
 
 # Far enough for any real destination or URL; bounds the work per candidate.
 WINDOW = 4096
@@ -22,7 +22,11 @@ def judge_reading(ps: Pass, raw: str, role: Role) -> Verdict | None:
     the chat's own origin: in a reading markdown-it does not share, neither alone
     is a reason to change the text.
     """
-    verdict = ps.judge(raw, role, decode_entities=True)
+    return must_go(ps.judge(raw, role, decode_entities=True))
+
+
+def must_go(verdict: Verdict) -> Verdict | None:
+    """`verdict`, when a lenient reading judged so must go; else None."""
     if verdict.action != "drop" or set(verdict.reasons) <= _HARMLESS:
         return None
     return verdict

@@ -91,6 +91,7 @@ from ..lexical.destinations import PythonMarkdown
 from ..lexical.inline import closing_paren, destination_readings
 from ..urls import INVISIBLE, Role, Verdict
 from . import angles
+from .definitions import certified_definitions
 
 __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 
@@ -140,7 +141,19 @@ def prescans(judge: Judge) -> bool:
 def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
     """What the unit pass over `text` would add to `carry`, when it provably changes
     nothing and finds nothing; None when the pass must read it."""
-    if not isinstance(judge, ReplyJudge) or not _plain(text, carry):
+    if not isinstance(judge, ReplyJudge):
+        return None
+    if "]:" in text:
+        # A block of plain reference definitions: a shape of its own (`definitions`).
+        defined = certified_definitions(text, carry, judge)
+        if defined is not None:
+            return defined
+    return _certified(text, carry, judge)
+
+
+def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
+    """`certified`, for any unit but a block of plain definitions."""
+    if not _plain(text, carry):
         return None
     if "\\" in text and not _escapes_read(text, judge):
         return None
