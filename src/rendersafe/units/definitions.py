@@ -16,9 +16,9 @@ Why the shape is enough (the steps of a pass, in `units.settle`):
   line's end; no title, which may start on the next line, since no line starts with
   a title's opener;
 - no label is defined before or twice here (the first definition of a label wins, and
-  a second one's verdict is not recorded), and no image used a label yet (the walk and
-  the second line judge a definition an image uses as an image): the carry's tables
-  hold none of them, and its image labels are empty;
+  a second one's verdict is not recorded), and no image used one of these labels yet
+  (the walk, the lenient pass and the second line judge a definition an image used
+  as an image, label by label): the carry's tables hold none of them;
 - each URL is kept as a link, judged as the walk judges them, in order
   (`ReplyJudge.keeps_links`: when one is not, none is judged, so the pass meets the
   reply as it was); every bare URL a linkifying renderer reads in the text
@@ -60,7 +60,7 @@ _MOST_DEFINITIONS = 256  # a longer block is the pass's (its labels are each loo
 def certified_definitions(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
     """What the pass over `text`, a block of reference definitions only, would add to
     `carry`, when it provably changes nothing; None when the pass must read it."""
-    if judge.remembers_every_url or carry.image_labels or carry.labels_overflowed:
+    if judge.remembers_every_url or carry.labels_overflowed:
         return None
     lines = _lines(text)
     if lines is None:
@@ -116,7 +116,7 @@ def _lines(text: str) -> list[tuple[int, re.Match[str]]] | None:
 
 
 def _carried(carry: Carry, key: str, keys: frozenset[str]) -> bool:
-    """Did a unit before this one define the label, in any reading?"""
+    """Did a unit before this one define the label, or an image use it, in any reading?"""
     if key in carry.references or key in carry.definitions:
         return True
-    return any(k in carry.lenient_by_key for k in keys)
+    return any(k in carry.lenient_by_key or k in carry.image_labels for k in keys)
