@@ -26,9 +26,10 @@ from ..engine.edits import Edit
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
 from ..lexical import BracketIndex
+from ..lexical.views import without_definitions
 from ..markdown.regions import Marks
 from .constructs import Opener, Slots, attribute_lists, autolinks, images
-from .tags import read_tags
+from .tags import Reading, read_tags
 
 __all__ = ["may_change", "second_line"]
 
@@ -65,7 +66,7 @@ def second_line(ps: Pass, marks: Marks, index: BracketIndex, references: Mapping
         *attribute_lists(text, skip),
         *(
             Opener(tag.start, "&lt;", Construct.HTML, tag.reasons, tag.name)
-            for tag in read_tags(text, skip, sources.fetches)
+            for tag in read_tags(text, skip, sources.fetches, _readings(text, index))
         ),
     ]
     openers: dict[int, Opener] = {}
@@ -118,3 +119,17 @@ def _escape(ps: Pass, opener: Opener) -> None:
         detector="lexical",
         first=opener.first,
     )
+
+
+def _readings(text: str, index: BracketIndex) -> list[Reading]:
+    """The renderers' views of `text` that differ from it: python-markdown's (it sets
+    raw HTML aside and takes its definitions' lines out, and a tag over them joins the
+    lines around them), and the text with only the definitions' lines taken out (what
+    python-markdown's extensions read where no raw HTML is set aside)."""
+    found: list[Reading] = [
+        (p.view.text, p.view.source) for p in index.pairings if p.view.text != text
+    ]
+    bare = without_definitions(text)
+    if bare is not None:
+        found.append((bare.text, bare.source))
+    return found

@@ -15,14 +15,15 @@ names or attributes shares what follows), so the cost is linear in the text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from html import unescape
 
 from ..findings import Reason
 from .schemes import CSS_DANGER, script_url
 
-__all__ = ["FETCHING_NAMES", "Tag", "read_tags"]
+__all__ = ["FETCHING_NAMES", "Reading", "Tag", "read_tags"]
 
 # A tag's `<`, and any character references between it and the name: python-markdown
 # moves a line's references after raw HTML to its end, leaving `<img` behind.
@@ -37,6 +38,11 @@ _ATTRIBUTE = re.compile(
     r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|(?:\\>|[^\t\n\f\r >])*))?"""
 )
 _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
+# What a renderer may take off a line's start before a tag over lines reaches the
+# browser: a quote's markers (python-markdown), white space of any kind (marko); and
+# whether a text holds any that the browser would not read as white space anyway.
+_LINE_START = re.compile(r"(?<=\n)[^\S\n]*(?:>[^\S\n]*)*")
+_TAKEN_OFF = re.compile(r"\n[^\S\n]*(?:>|[^\S\n\t\f\r ])")
 # Elements that fetch, navigate or run something by being there, whatever their
 # attributes say (a stylesheet's `@import`, a refresh, a base for every relative
 # URL, a frame, a plug-in); and SVG's elements whose `href` is fetched, since a
@@ -112,9 +118,40 @@ class _Rest:
     end: int
 
 
-def read_tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> Iterator[Tag]:
+# Another reading of a text: what a renderer reads, and where each offset of it is in
+# the text (a `<` is never one it deleted).
+Reading = tuple[str, Callable[[int], int]]
+
+
+def read_tags(
+    text: str, skip: Callable[[int], bool], fetches: UrlFetches, readings: Iterable[Reading] = ()
+) -> Iterator[Tag]:
     """The start tags in `text` that could fetch or run something, each `<` once
-    (`skip`: offsets not to read from, such as code)."""
+    (`skip`: offsets not to read from, such as code); and those of other `readings`
+    of it (python-markdown's, with its definitions' lines taken out), and of the text
+    as a renderer may hand it over with its lines' starts taken off (`_Joined`)."""
+    found = set()
+    for tag in _tags(text, skip, fetches):
+        found.add(tag.start)
+        yield tag
+    others = list(readings)
+    if _TAKEN_OFF.search(text) is not None:
+        joined = _Joined(text)
+        others.append((joined.text, joined.source))
+    for seen, source in others:
+        for tag in _tags(seen, _mapped(skip, source), fetches):
+            start = source(tag.start)
+            if start not in found:
+                found.add(start)
+                yield replace(tag, start=start)
+
+
+def _mapped(skip: Callable[[int], bool], source: Callable[[int], int]) -> Callable[[int], bool]:
+    """`skip`, asked of a reading's offsets."""
+    return lambda pos: skip(source(pos))
+
+
+def _tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> Iterator[Tag]:
     reader = _Reader(text, fetches)
     separator = -1
     for match in _TAG_START.finditer(text):
@@ -127,6 +164,32 @@ def read_tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> It
         tag = reader.judge(pos, name, separator)
         if tag is not None:
             yield tag
+
+
+class _Joined:
+    """A text with what a renderer takes off its lines' starts taken off (`_LINE_START`):
+    python-markdown a quote's markers, marko any white space (`\xa0`, `\x0b`), before
+    it hands a tag over several lines to the browser. A tag's `<` is never taken off,
+    so each maps back to one offset in the text."""
+
+    def __init__(self, text: str) -> None:
+        parts: list[str] = []
+        self.starts, self.shifts = [0], [0]  # where each part starts, joined; its shift
+        at = length = 0
+        for line_start in _LINE_START.finditer(text):
+            if line_start.end() == line_start.start():
+                continue
+            parts.append(text[at : line_start.start()])
+            length += line_start.start() - at
+            at = line_start.end()
+            self.starts.append(length)
+            self.shifts.append(at - length)
+        parts.append(text[at:])
+        self.text = "".join(parts)
+
+    def source(self, pos: int) -> int:
+        """The offset in the text of offset `pos` in the joined text."""
+        return pos + self.shifts[bisect_right(self.starts, pos) - 1]
 
 
 class _Reader:

@@ -143,7 +143,8 @@ def _destinations(text: str, pos: int) -> list[Reading]:
     line_end = text.find("\n", pos, limit)
     line_end = limit if line_end < 0 else line_end
     start = pos
-    while start < line_end and text[start] in " \t":
+    # python-markdown and marko strip any white space (`\x0c`, `\xa0`) before `<`.
+    while start < line_end and text[start].isspace():
         start += 1
     if start == line_end and line_end < limit:  # destination on the next line
         start = line_end + 1
@@ -155,8 +156,10 @@ def _destinations(text: str, pos: int) -> list[Reading]:
         close = text.find(">", start + 1, line_end)
         paren = text.find(")", max(close, start), line_end)
         end = paren + 1 if paren >= 0 else line_end
+        inside = text[start + 1 : close if close >= 0 else line_end]
         return [
-            (text[start + 1 : close if close >= 0 else line_end], end),
+            (inside, end),
+            (inside.strip(), end),  # python-markdown strips any white space inside
             (text[start : paren if paren >= 0 else line_end], end),  # python-markdown keeps <>
         ]
     match = _READING_A.match(text, start, line_end)

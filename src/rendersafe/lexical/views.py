@@ -21,7 +21,7 @@ from typing import Literal
 from ..engine.regions import Regions
 from ..markdown.python_markdown import moved_after_raw_html
 
-__all__ = ["Span", "View", "views"]
+__all__ = ["Span", "View", "views", "without_definitions"]
 
 _BACKTICKS = re.compile(r"`+")
 # A line no code span reaches across: blank, or a heading or fence line of its own;
@@ -110,6 +110,19 @@ def views(text: str, trusted: Regions) -> tuple[View, ...]:
         if any(span[0] not in trusted for span in cm.spans):
             found.append(cm)
     return tuple(found)
+
+
+def without_definitions(text: str) -> View | None:
+    """`text` with the lines python-markdown reads as reference definitions taken out,
+    and nothing else: what its extensions read where it does not set raw HTML aside (a
+    definition list's `: ` holds blocks); None when there are none."""
+    if "]:" not in text:
+        return None
+    definitions = [(m.start(), m.end()) for m in _DEFINITION_LINE.finditer(text)]
+    if not definitions:
+        return None
+    seen, starts, sources = _deleted(text, definitions)
+    return View("python-markdown", seen, (), starts, sources)
 
 
 def _union(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:

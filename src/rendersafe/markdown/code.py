@@ -31,7 +31,12 @@ MAX_RUN_WIDTHS = 8
 # A line that can be continued by an indented one: list item, quote, footnote,
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
-_TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
+# A line that starts like a tag, in any container (mistune reads `- <div'>` as raw HTML).
+_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*</?[a-zA-Z]")
+# What every renderer reads as white space, in Python's `\s` and JavaScript's alike (a
+# URL runs on past `\x85` or `\x1c` in marked, past `\ufeff` in Python readers).
+_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_BLANK = " \t"  # a blank line holds only these in every renderer
 # What may swallow a backtick run, read before it: a URL as the most generous
 # renderer reads it (linkify-it takes `<` and backticks inside brackets), a
 # destination as python-markdown reads it (on to `)`, code spans included), a tag
@@ -39,7 +44,7 @@ _TAG_LINE = re.compile(r" {0,3}</?[a-zA-Z]")
 # mistune's strikethrough to whichever `~~` it ends at. Each is read on its own: a
 # destination's `](https://a.b)` holds a URL that a GFM autolink reads on past the `)`.
 _SWALLOWERS = (
-    re.compile(r"[a-z][\w+.-]*://\S*|www\.\S*", re.IGNORECASE),
+    re.compile(rf"[a-z][\w+.-]*://[^{_SPACE}]*|www\.[^{_SPACE}]*", re.IGNORECASE),
     re.compile(r"\]\([^)\n]*"),
     re.compile(r"<[!?/a-zA-Z][^>]*>"),
     re.compile(r"~~(?=\S)[\s\S]*\S~~"),
@@ -58,20 +63,24 @@ def trusted_block(
         return False
     first, end = token.map[0], min(token.map[1], len(source.lines))
     if token.type == "fence":
-        return _canonical_fence(source.lines[first:end], token.markup, token.info)
+        return _canonical_fence(source.lines[first:end], token.markup)
     if token.type == "code_block":
         lines = source.lines[first:end]
-        tabs = any("\t" in line[: len(line) - len(line.lstrip())] for line in lines)
-        return not tabs and _stands_alone(source, first, trust)
+        # A tab, or any white space but a space, in the indentation: renderers measure
+        # it apart (marko takes `\x0c` for white space and the line out of the block).
+        odd = any(line[: len(line) - len(line.lstrip())].strip(" ") for line in lines)
+        return not odd and _stands_alone(source, first, trust)
     return False
 
 
-def _canonical_fence(lines: tuple[str, ...], markup: str, info: str) -> bool:
+def _canonical_fence(lines: tuple[str, ...], markup: str) -> bool:
+    """A fence python-markdown reads too: its info after spaces only, its closing line
+    the opening's markup and spaces (python-markdown takes no other white space)."""
     return (
         len(lines) >= 2
         and lines[0].startswith(markup)
-        and _INFO.fullmatch(info.strip()) is not None
-        and lines[-1].rstrip() == markup
+        and _INFO.fullmatch(lines[0][len(markup) :].strip(" ")) is not None
+        and lines[-1].rstrip(" ") == markup
     )
 
 
@@ -79,14 +88,14 @@ def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
     """An indented block after a blank line, and after a block with no line that
     could be continued (mistune lets `-` take the next line as its item's text)."""
     lines = source.lines
-    if first > 0 and lines[first - 1].strip():
+    if first > 0 and lines[first - 1].strip(_BLANK):
         return False
     previous = first - 1
-    while previous >= 0 and not lines[previous].strip():
+    while previous >= 0 and not lines[previous].strip(_BLANK):
         previous -= 1
     if previous < 0:
         return trust.trusts("opening_block")
-    while previous >= 0 and lines[previous].strip():
+    while previous >= 0 and lines[previous].strip(_BLANK):
         if _CONTINUABLE.match(lines[previous]) is not None:
             return False
         previous -= 1
@@ -127,9 +136,9 @@ class SpanJudge:
         """The lines around `line` up to the nearest blank lines: any renderer's paragraph."""
         lines = self._source.lines
         first = last = line
-        while first > 0 and lines[first - 1].strip():
+        while first > 0 and lines[first - 1].strip(_BLANK):
             first -= 1
-        while last + 1 < len(lines) and lines[last + 1].strip():
+        while last + 1 < len(lines) and lines[last + 1].strip(_BLANK):
             last += 1
         return first, last
 

@@ -38,6 +38,20 @@ _LEFT_OPEN_ENDS = MappingProxyType({"<!--": "-->", "<?": "?>"})
 # declaration's HTML block, to the first line holding a `>`; CommonMark needs a letter
 # after `<!`, so markdown-it reads `<!->` or `<!1` as a paragraph with code spans.
 _DECLARATION = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*<!")
+# mistune reads a line starting with `<pre`, `<script`, `<style` or `<textarea` and any
+# character a tag's name does not hold (in any container) as raw HTML to the closing
+# tag, over blank lines, or to the end of the text; CommonMark needs white space, `>` or
+# the line's end after the name, so markdown-it reads `<pre'>` as a paragraph.
+_RAW_TEXT = re.compile(
+    r"^ {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*<(pre|script|style|textarea)(?![a-zA-Z0-9-])",
+    re.MULTILINE | re.IGNORECASE,
+)
+_RAW_TEXT_ENDS = MappingProxyType(
+    {
+        name: re.compile(f"</{name}>", re.IGNORECASE)
+        for name in ("pre", "script", "style", "textarea")
+    }
+)
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -91,11 +105,18 @@ class _Sweep:
     html: Regions = field(default_factory=Regions)
     # Where python-markdown keeps raw HTML: no code in it is trusted.
     raw: Regions = field(default_factory=Regions)
+    # Where mistune keeps a raw-text element's HTML (`_RAW_TEXT`): nor there.
+    raw_text: Regions = field(default_factory=Regions)
+
+    def raw_at(self, pos: int) -> bool:
+        """Is `pos` in raw HTML some renderer keeps as it stands?"""
+        return pos in self.raw or pos in self.raw_text
 
 
 def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> Marks:
     """Sweep 1 over the block tokens of `source`."""
     sweep = _Sweep(source, trust, SpanJudge(source, trust.healer))
+    _add_raw_text(source, sweep.raw_text)
     maps: Maps = {}
     cursors: dict[int, int] = {}
     definitions: set[int] = set()
@@ -108,7 +129,9 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
         elif token.type == "inline":
             _mark_inline_token(sweep, token, previous, maps, cursors)
         elif token.type in ("fence", "code_block"):
-            if trusted_block(source, token, nested=depth > 0, raw=sweep.raw, trust=trust):
+            if not sweep.raw_at(source.starts[token.map[0]]) and trusted_block(
+                source, token, nested=depth > 0, raw=sweep.raw, trust=trust
+            ):
                 sweep.code.add(*source.block_span(*token.map))
         elif token.type == "html_block":
             add_raw_html_span(source, token, sweep.raw)
@@ -134,6 +157,19 @@ def _add_left_open(source: SourceText, block: Token, raw: Regions) -> None:
         return
     end = source.text.find(_LEFT_OPEN_ENDS[opener.group(1)], opener.end())
     raw.add(start, len(source.text) if end < 0 else source.line_end(source.line_of(end)))
+
+
+def _add_raw_text(source: SourceText, raw: Regions) -> None:
+    """Mark what mistune reads as a raw-text element's HTML block (`_RAW_TEXT`), to its
+    closing tag or the end of the text, as raw HTML: no code in it is trusted."""
+    text = source.text
+    end = -1  # where the block found last ends: an opener inside it is in it
+    for opener in _RAW_TEXT.finditer(text) if "<" in text else ():
+        if opener.start() < end:
+            continue
+        close = _RAW_TEXT_ENDS[opener.group(1).lower()].search(text, opener.end())
+        end = len(text) if close is None else source.line_end(source.line_of(close.start()))
+        raw.add(opener.start(), end)
 
 
 def _add_declarations(source: SourceText, paragraph: Token, raw: Regions) -> None:
@@ -200,7 +236,7 @@ def _mark_inline(sweep: _Sweep, children: list[Token], where: Where, *, in_table
                     sweep.html.add(*span)
             elif (
                 sweep.trust.trusts("span")
-                and span[0] not in sweep.raw
+                and not sweep.raw_at(span[0])
                 and sweep.spans.trusted(*span, in_table=in_table)
             ):
                 sweep.code.add(*span)

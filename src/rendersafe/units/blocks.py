@@ -24,10 +24,12 @@ _BLANK_LINE: Final = re.compile(r"^[ \t\r]*$", re.MULTILINE)
 SPACE: Final = " \t\r\n"  # what a blank line may hold
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
 _OPENING_FENCE: Final = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
-# CommonMark's HTML blocks that blank lines do not end: how each starts and ends.
+# CommonMark's HTML blocks that blank lines do not end: how each starts and ends. A
+# raw-text element's starts as mistune reads it: its name and anything a name does not
+# hold (CommonMark needs white space, `>` or the end of the line; `regions._RAW_TEXT`).
 _HTML_BLOCKS: Final = (
     (
-        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?=[\s>]|$)", re.I),
+        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?![a-zA-Z0-9-])", re.I),
         re.compile(r"</(?:script|pre|style|textarea)>", re.I),
     ),
     (re.compile(r" {0,3}<!--"), re.compile(r"-->")),

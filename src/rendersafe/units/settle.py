@@ -35,6 +35,7 @@ from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
 from ..guard import may_change, second_line
+from ..guard.placeholders import delete_placeholders
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
@@ -288,11 +289,13 @@ class UnitSanitizer:
     ) -> tuple[Pass, Delta]:
         """Run the steps of one pass over `source`; `close_at`: where the text after
         a prefix starts, when a forced cut left constructs open in it."""
+        ps = Pass.over(self.rules, source, carry)
+        if delete_placeholders(ps):  # the next pass reads what every renderer reads
+            return ps, ps.delta({}, ())
         env = carry.env()
         tokens = parse(self.md, source.text, env)
         marks = mark_regions(source, tokens, trust)
         index = index_brackets(source, marks.code, carry.image_labels)
-        ps = Pass.over(self.rules, source, carry)
         walk(ps, tokens, marks, index.image_uses)
         backstop(ps, marks, index)
         if close_at is not None:

@@ -32,6 +32,10 @@ __all__ = ["DATA_IMAGE", "Role", "UrlJudge", "Verdict"]
 # Raster types only: an SVG can carry script and references of its own.
 DATA_IMAGE = re.compile(r"data:image/(?:png|gif|jpe?g|webp)[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
+# A character no URL parser takes where a host or scheme is (a C0 control, a space,
+# DEL): a URL that holds one may not parse, but the text before it does.
+_BREAKS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f ]")
+_HARMLESS = frozenset({Reason.UNPARSEABLE_URL, Reason.RELATIVE_IMAGE})
 _MAX_NESTING = 3
 
 
@@ -105,7 +109,7 @@ class UrlJudge:
         if not url.raw.strip():
             return _keep(url)  # an empty src fetches nothing
         if url.href is None:
-            return _drop(url, Reason.UNPARSEABLE_URL)
+            return self._unparseable(url, Role.IMAGE)
         if url.scheme == "data":
             allowed = self.policy.allow_data_images and DATA_IMAGE.match(url.href)
             return _keep(url) if allowed else _drop(url, Reason.DATA_IMAGE)
@@ -163,9 +167,20 @@ class UrlJudge:
             return True
         return self._trusted.admits(url.host, url.port)
 
+    def _unparseable(self, url: ParsedUrl, role: Role) -> Verdict:
+        """A URL no browser parses fetches nothing; but a client that renders a stream
+        shows it cut anywhere, and cut before what breaks it, it may parse: that
+        prefix must pass (`//evil.example\x01/a.png` is `//evil.example` a moment)."""
+        cut = _BREAKS.search(url.raw)
+        if cut is not None and cut.start() > 0:
+            before = self.judge(url.raw[: cut.start()], role)
+            if before.action == "drop" and not set(before.reasons) <= _HARMLESS:
+                return Verdict("drop", before.reasons, url)
+        return _drop(url, Reason.UNPARSEABLE_URL)
+
     def _judge_link(self, url: ParsedUrl, copied: bool, depth: int = 0) -> Verdict:
         if url.href is None:
-            return _drop(url, Reason.UNPARSEABLE_URL)
+            return self._unparseable(url, Role.LINK)
         if not url.relative and url.scheme not in self._schemes:
             return _drop(url, Reason.SCHEME_NOT_ALLOWED)
         if self._is_blocked(url):
