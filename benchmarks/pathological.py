@@ -112,6 +112,14 @@ PATTERNS = {
     "<!x lines": "<!x\n",
     "<a\\> ": "<a\\> ",
     '![a <b title="': '![a <b title=" ',
+    # mistune's raw-text openers, tags read with lines' starts taken off, definitions'
+    # lines inside a tag, python-markdown's placeholder markers, definition blocks.
+    "<pre' lines": "<pre'\n",
+    "> <img lines": "> <img\n",
+    "\\xa0 src= lines": "<a\n\u00a0src=x\n",
+    "]: in tags": "<g src=\n[]:h\n",
+    "STX": "<\x02a ",
+    "definitions block": "[r1]: https://docs.python.org/3/\n",
 }
 RENDERED = {
     "mermaid clicks": "```mermaid\n",

@@ -168,6 +168,17 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
         "$$\\href{javascript:alert(1)}{x}$$", "\\includegraphics{//evil.example/g.png}",
         "```mermaid\n", "```svg\n", "```html\n", "~~~math\n", "$", "$$", ":smile:",
     ),
+    # Characters renderers read apart: python-markdown's placeholder markers (STX,
+    # ETX), controls that break a URL where a stream's prefix does not, white space
+    # that Python's `\s` holds and JavaScript's does not (or the other way), at a
+    # line's start, on a line of its own, before an angle destination; raw-text
+    # openers mistune reads past CommonMark's; a quote's markers inside a tag.
+    "controls_and_space": (
+        "\x02", "\x03", "\x01", "\x0b", "\x0c", "\x1c", "\x1f", "\x7f", "\x85",
+        "\n\u00a0", "\n\u3000\n", "\n\x0b", "\n\x0c", "\n> ", "(\x0c<", "(<\u2028",
+        "<pre'>", "<script'>\n", "<style/", "<textarea'", "</pre>", "```\u00a0",
+        "[]:h\n", "\n: ", "//evil.example\x01/c.png", "<img src=\n", "<a\n\u00a0href=",
+    ),
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
 FAMILIES = tuple(INGREDIENTS)
