@@ -228,6 +228,10 @@ class UnitSanitizer:
 
     def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
         outcome = self._read(unit, carry, reading)
+        if "\x02" in unit.text or "\x03" in unit.text:
+            # That reading only deleted python-markdown's markers (`guard.placeholders`):
+            # the same pass reads the text every renderer now reads alike.
+            return _then(outcome, self._pass(replace(unit, text=outcome.text), carry, reading))
         if reading.recheck and reading.continued and unit.text.startswith(_BLANK_START):
             # Read as continuing a block before it, an indented block is prose, and a
             # code span in it can hide what follows; a run over the output reads the
