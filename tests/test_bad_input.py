@@ -70,7 +70,6 @@ def test_floods_finish_unchanged(text: str) -> None:
     [
         "- >" * 20_000,
         "> - " * 15_000,
-        "![a](x (" * 8_000,
         "![a](x" + " \t" * 20_000,
         "![a](" + " " * 40_000 + "x",
     ],
@@ -79,6 +78,21 @@ def test_floods_finish_unchanged(text: str) -> None:
 def test_regex_restarts_finish_unchanged(text: str) -> None:
     """Each of these once cost its length squared in one regex (seconds at this size)."""
     assert S.run(text).text == text
+
+
+def test_a_flood_of_open_destinations_finishes_with_those_at_forced_cuts_escaped() -> None:
+    """Once quadratic too. A destination a forced cut leaves open is one the text after
+    the cut could complete (`](java` and `script:x)`): its `]` is escaped, nothing else."""
+    text = "![a](x (" * 8_000
+    result = S.run(text)
+    assert result.text != text
+    assert result.text.replace("\\]", "]") == text
+    assert {f.detail for f in result.findings} == {"open ']' at a forced cut"}
+
+
+def test_a_destination_a_forced_cut_splits_is_not_completed_after_it() -> None:
+    text = "[" + "x" * 8_189 + "](java" + "script:alert(1))"
+    assert S.run(text).text == "[" + "x" * 8_189 + "\\](javascript:alert(1))"
 
 
 def test_openers_escaped_before_a_removed_image_finish() -> None:
@@ -125,7 +139,7 @@ def test_floods_past_the_hold_limit_only_escape_openers(text: str, also: set[Rea
     fails closed and escapes each such `<`, one MALFORMED_HTML finding per opener
     it escapes, none where the hold limit already escaped one."""
     result = S.run(text)
-    assert result.text.replace("\\[", "[").replace("&lt;", "<") == text
+    assert result.text.replace("\\[", "[").replace("\\]", "]").replace("&lt;", "<") == text
     assert {r for f in result.findings for r in f.reasons} == {Reason.HOLD_LIMIT, *also}
     assert len({f.start for f in result.findings}) == len(result.findings)
 
@@ -201,3 +215,16 @@ def test_unsettled_output_is_neutralised_not_refused(monkeypatch: pytest.MonkeyP
 def test_context_must_map_str_to_str() -> None:
     with pytest.raises(TypeError, match="context must map str to str"):
         S.run("x", context={"id": 1})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["<img src=//evil.example/a.png>", "![a](//evil.example/a.png)", "<javascript:alert(1)>"],
+)
+def test_an_opener_a_forced_cut_splits_from_its_construct_stays_open(tail: str) -> None:
+    """The cut falls right after the `<` or `!`: the unit after it starts with what
+    would complete the construct, and is read as its continuation."""
+    output = S.run("x" * 8_191 + tail).text
+    assert "evil.example" not in output or "<img" not in output
+    assert "![a](" not in output
+    assert "<javascript:" not in output

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..urls import Verdict
+from ..urls import INVISIBLE, Verdict
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
 
@@ -97,6 +97,10 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
+    # The opener the unit before ended in at a forced cut, unescaped: an image's `!`
+    # (a stream sent it, with no `[` after it yet) or a tag's `<` (a flood of them is
+    # no tag): what starts this unit could complete it (`units.forced_cut`).
+    cut_tail: str = ""
     healer: HealerState = NOTHING_OPEN
 
     def env(self) -> dict[str, Any]:
@@ -125,6 +129,7 @@ class Carry:
             line=line,
             column=column,
             after_forced_cut=forced,
+            cut_tail=_opener_at_end(text) if forced else "",
             healer=delta.healer,
         )
         if not (delta.image_labels or delta.lenient or delta.references or delta.definitions):
@@ -153,6 +158,20 @@ class Carry:
         line = self.line + text.count("\n") + text.count("\r") - text.count("\r\n")
         column = self.column + len(text) if last_break < 0 else len(text) - last_break - 1
         return line, column
+
+
+def _opener_at_end(text: str) -> str:
+    """The `!` or `<` `text` ends in (invisibles after it aside) that no backslash
+    escapes, or ""."""
+    end = len(text)
+    while end > 0 and INVISIBLE.match(text, end - 1):
+        end -= 1
+    if end == 0 or text[end - 1] not in "!<":
+        return ""
+    before = end - 2
+    while before >= 0 and text[before] == "\\":
+        before -= 1
+    return text[end - 1] if (end - 2 - before) % 2 == 0 else ""
 
 
 def _by_key(added: tuple[LenientDefinition, ...]) -> dict[str, tuple[LenientDefinition, ...]]:

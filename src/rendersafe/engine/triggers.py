@@ -11,11 +11,11 @@ from ..urls import INVISIBLE
 
 __all__ = ["OPENER", "URLISH", "sendable"]
 
-# A bracket, a tag or autolink, STX or ETX (python-markdown deletes them:
-# `guard.placeholders`), an image (its `!` may be followed by invisibles), an attribute
+# A bracket, a tag or autolink, a control character (made plain first:
+# `guard.controls`), an image (its `!` may be followed by invisibles), an attribute
 # a python-markdown attribute list (`{: onclick=... }`) could set.
 OPENER: Final = re.compile(
-    r"\[|<|[\x02\x03]|!(?="
+    r"\[|<|[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]|!(?="
     + INVISIBLE.pattern
     + r"*\[)|(?<![\w-])(?i:on[a-z]{2,}|src|srcset|href|style|poster|background|data|action"
     r"|formaction|xlink:href|srcdoc|lowsrc|dynsrc)[ \t]*="
@@ -34,8 +34,8 @@ def sendable(text: str, *, final: bool, hold: re.Pattern[str] | None = None) -> 
     held from its opening line), a TeX macro that may fetch (`engine.rendered`)."""
     # A stream asks this of a few words per chunk, where a search costs more than
     # the text: each runs only when a character every match holds is there (an
-    # opener holds `[`, `<`, `=`, STX or ETX, a URL-ish word `:`, `@` or `.`).
-    may_open = "[" in text or "<" in text or "=" in text or "\x02" in text or "\x03" in text
+    # opener holds `[`, `<`, `=` or a control, a URL-ish word `:`, `@` or `.`).
+    may_open = "[" in text or "<" in text or "=" in text or not text.isprintable()
     opener = OPENER.search(text) if may_open else None
     held = hold.search(text) if hold is not None else None
     if held is not None and (opener is None or held.start() < opener.start()):

@@ -28,7 +28,9 @@ __all__ = [
 ]
 
 _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
-_BETWEEN_LABELS = re.compile(r"[ \t]*\n?[ \t]*")
+# What may stand between a reference's two labels: spaces and a line end, or (to
+# python-markdown, `\s?`) one character of any white space (`\xa0`, `\x85`).
+_BETWEEN_LABELS = re.compile(r"[^\S\n](?=\[)|[ \t]*\n?[ \t]*")
 _OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
 # After `(` and a destination (`<...>`, or a run up to white space), white space (one
 # line break at most), an optional title, then `[`: commonmark.py's image of the

@@ -34,12 +34,19 @@ __all__ = ["references"]
 _DEFINITION_START = re.compile(
     r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+:-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
 )
-# After the destination: the line's end, or a title's opener (python-markdown's title
-# runs to the last quote of the line); text of any other kind after it makes the line
-# a paragraph in every renderer (`[r]: u ![r]` defines nothing).
+# A label may run over lines, blank ones too (mistune and marko read `[` NEWLINE NEWLINE
+# `r]: u` as a definition of `r`). After the destination: the line's end, or a title's
+# opener (python-markdown's title runs to the last quote of the line); text of any other
+# kind after it makes the line a paragraph in every renderer (`[r]: u ![r]` defines
+# nothing).
+# The end of a label a `[` before the text opened, and the definition after it.
+_CONTINUED = re.compile(
+    r"(?:\\.|[^\\\[\]]){0,999}\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
+    r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
+)
 _DEFINITION = re.compile(
     r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
-    r"\[((?:\\.|[^\\\[\]\n]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
+    r"\[((?:\\.|[^\\\[\]]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
     r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
 )
 
@@ -55,10 +62,30 @@ def references(ps: Pass, pairs: list[Bracket], marks: Marks, index: BracketIndex
     this text keeps are kept in the pass, for the units after. `index.live` holds the
     brackets outside code, for the labels a healing renderer closes.
     """
+    if ps.carry.healer.brackets:
+        _continued(ps, marks)
     found_here = _found_here(ps, marks, index)
     ps.keep_lenient(found_here)
     if ps.carry.lenient_by_key or found_here:
         _judge_uses(ps, pairs, found_here, index)
+
+
+def _continued(ps: Pass, marks: Marks) -> None:
+    """A `[` left open before this text may be a definition's, its label running on
+    over a blank line into it (`_DEFINITION`): a definition that ends such a label
+    here is judged as one an image may use, whatever the label, and removed when it
+    must go."""
+    text = ps.source.text
+    match = _CONTINUED.match(text)
+    if match is None or 0 in marks.code or 0 in ps.claimed:
+        return
+    url = match.group(1).strip("<>")
+    bad = judge_reading(ps, url, Role.LINK) or judge_reading(ps, url, Role.IMAGE)
+    if bad is not None:
+        end = text.find("\n", match.end())
+        edit = Edit(0, len(text) if end < 0 else end, ())
+        construct, reasons = Construct.REFERENCE_DEFINITION, bad.reasons
+        ps.change(edit, construct, Action.REMOVED, reasons, verdict=bad, detector="lexical")
 
 
 def _found_here(ps: Pass, marks: Marks, index: BracketIndex) -> list[LenientDefinition]:

@@ -19,7 +19,7 @@ from ..engine.source import SourceText
 from ..engine.trust import CodeTrust
 from .code import SpanJudge, trusted_block
 from .parser import OffsetMap, advance
-from .python_markdown import add_raw_html_span
+from .python_markdown import RAW_BLOCK_TAGS, add_raw_html_span, raw_block_end
 
 __all__ = ["Maps", "Marks", "Where", "mark_regions"]
 
@@ -52,6 +52,9 @@ _RAW_TEXT_ENDS = MappingProxyType(
         for name in ("pre", "script", "style", "textarea")
     }
 )
+# A block tag python-markdown keeps raw: after up to three characters of any white
+# space, the name, then white space, `/` or `>` (its HTML parser takes `<div/v>`).
+_PYTHON_MARKDOWN_TAG = re.compile(r"[^\S\n]{0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)", re.MULTILINE)
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -141,7 +144,7 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
         elif token.type == "definition":
             definitions.add(definition_start(source, token.map[0]))
         elif token.type == "paragraph_open":
-            _add_declarations(source, token, sweep.raw)
+            _add_raw_lines(source, token, sweep.raw)
         previous = token
     return Marks(code=sweep.code, html=sweep.html, definitions=frozenset(definitions), maps=maps)
 
@@ -170,6 +173,24 @@ def _add_raw_text(source: SourceText, raw: Regions) -> None:
         close = _RAW_TEXT_ENDS[opener.group(1).lower()].search(text, opener.end())
         end = len(text) if close is None else source.line_end(source.line_of(close.start()))
         raw.add(opener.start(), end)
+
+
+def _add_raw_lines(source: SourceText, paragraph: Token, raw: Regions) -> None:
+    """Mark the lines of a paragraph another renderer reads as raw HTML: marko's
+    declarations, python-markdown's block tags after white space CommonMark takes
+    for text (`\xa0<details>`) or with what CommonMark refuses after the name
+    (`<div/v>`), each to the end tag that balances it."""
+    _add_declarations(source, paragraph, raw)
+    assert paragraph.map is not None
+    text = source.text
+    end = -1
+    for line in range(*paragraph.map):
+        start = source.starts[line]
+        tag = _PYTHON_MARKDOWN_TAG.match(text, start)
+        if start < end or tag is None or tag.group(1).lower() not in RAW_BLOCK_TAGS:
+            continue
+        end = raw_block_end(text, tag.start(1) - 1, tag.group(1))
+        raw.add(start, end)
 
 
 def _add_declarations(source: SourceText, paragraph: Token, raw: Regions) -> None:

@@ -40,7 +40,8 @@ _HTML_BLOCKS: Final = (
 _BLOCK_STARTS: Final = frozenset("`~<")
 # Deeper nesting than this in a context line is not spelled out (bounded work).
 MAX_RAW_DEPTH: Final = 64
-_LINE_TAG: Final = re.compile(r" {0,3}<")
+# python-markdown reads a tag after up to three characters of any white space.
+_LINE_TAG: Final = re.compile(r"[^\S\n]{0,3}<")
 # A tag whose attributes have started: its name and the white space or `/` after it.
 _TAG_OPEN: Final = re.compile(r"<[a-zA-Z][\w:-]*[\s/]")
 
@@ -135,7 +136,7 @@ class OpenBlocks:
         self.raw_closed = self.raw_closed and not self.blank
 
     def _open(self, line: str) -> None:
-        head = line[:4].lstrip(" ")[:1]
+        head = line[:4].lstrip()[:1]  # (python-markdown: any white space before a tag)
         if head not in _BLOCK_STARTS:
             return  # the usual line: prose, a list item, a quote
         if _OPENING_FENCE.match(line.rstrip("\r\n")):

@@ -84,7 +84,7 @@ from markdown_it.common.utils import unescapeAll
 from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
 from ..engine.rendered import PROSE_MATH
-from ..guard.placeholders import PLACEHOLDERS
+from ..guard.controls import CONTROLS
 from ..judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
@@ -99,7 +99,7 @@ __all__ = ["FAST_PATH_VARIABLE", "certified", "enabled", "prescans"]
 # `RENDERSAFE_FAST_PATH=0` turns the fast path off for the sanitisers built after.
 FAST_PATH_VARIABLE = FAST_PATH_ENV
 # `in` finds each at C speed (memchr); one regular expression over all is slower.
-_PASS_ONLY = ("\r", "\x00", *PLACEHOLDERS)
+_PASS_ONLY = ("\r", "\x00")
 # After a `]:`: the run a definition's destination would be, the blanks after it and
 # the character after those (`_defines_nothing`).
 _AFTER_COLON = re.compile(r"\]:(?=[ \t]*([^ \t\n]*)[ \t]*(.?))")
@@ -186,7 +186,7 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
 
 def _plain(text: str, carry: Carry) -> bool:
     """Does `text` hold none of what only the pass reads (the conditions above)?"""
-    if any(mark in text for mark in _PASS_ONLY):
+    if any(mark in text for mark in _PASS_ONLY) or CONTROLS.search(text) is not None:
         return False
     if (
         "[" in text

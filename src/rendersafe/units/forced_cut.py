@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.state import Pass
 from ..engine.triggers import URLISH
 from ..findings import Action, Construct, Reason
 from ..lexical import BracketIndex, open_openers
+from ..urls import INVISIBLE
 
-__all__ = ["close_openers"]
+__all__ = ["close_after_cut", "close_openers"]
 
 _CUT = (Reason.HOLD_LIMIT,)
+# The last `]` before the cut, past white space, or one before a destination the cut
+# leaves open (`](javas` ... `cript:x)`).
+_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|(\]))\s*\Z")
+_LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
+_MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 
 
 def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> None:
@@ -27,7 +35,7 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
         detail = "word split by a forced cut"
         ps.change(edit, Construct.BARE_URL, Action.REMOVED, _CUT, detail=detail, detector="lexical")
     escapes: dict[tuple[str, bool], list[Edit]] = {}
-    for pos, kind in open_openers(text, code, index):
+    for pos, kind in [*open_openers(text, code, index), *_at_the_cut(text, code, word)]:
         if pos in ps.claimed or pos >= word:
             continue
         replacement = "&lt;" if kind == "<" else "\\" + kind
@@ -39,3 +47,36 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
         count = f"{len(edits)} " if len(edits) > 1 else ""
         detail = f"{count}open {kind!r} at a forced cut"
         ps.change_all(edits, construct, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
+
+
+def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
+    """What the text after the cut may complete with what ends the text before it: a
+    `]` (a link's or a reference's end, with `(`, `[` or `:` after; python-markdown
+    allows white space between), also when a destination has opened after it. (A
+    stream holds this text from its `[` on; an `!` or `<` at the end is the next
+    unit's to close: `close_after_cut`.)"""
+    found = _TAIL.search(text, max(0, word - _MOST_TAIL))
+    if found is None or found.start() in code:
+        return []
+    return [(found.start(), found.group(1) or found.group(2))]
+
+
+def close_after_cut(ps: Pass, code: Regions) -> None:
+    """The unit before ended, at a forced cut, in an opener (`Carry.cut_tail`): what
+    starts this text must not complete it. A `[` after an `!` is escaped; a tag's name
+    (or `/`, `!`, `?`) after a `<` gets a space before it (the `<` was sent)."""
+    tail, text = ps.carry.cut_tail, ps.source.text
+    if tail == "!":
+        found = _LEADING_BRACKET.match(text)
+        if found is None:
+            return
+        at, replacement = found.end() - 1, "\\["
+    elif text[:1].isascii() and (text[:1].isalpha() or text[:1] in "/!?"):
+        at, replacement = 0, " " + text[0]
+    else:
+        return
+    if at in code or at in ps.claimed:
+        return
+    detail = f"what completes a {tail!r} before a forced cut"
+    edit = Edit(at, at + 1, (replacement,))
+    ps.change(edit, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")

@@ -35,7 +35,7 @@ from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
 from ..findings import Construct, Finding
 from ..guard import may_change, second_line
-from ..guard.placeholders import delete_placeholders
+from ..guard.controls import CONTROLS, plain_controls
 from ..lexical import backstop, index_brackets
 from ..markdown.parser import parse
 from ..markdown.regions import mark_regions
@@ -43,7 +43,7 @@ from ..markdown.rules import walk
 from ..policy import Policy
 from . import fast
 from .fallback import boundary_finding, neutralise_unit, unsettled_finding
-from .forced_cut import close_openers
+from .forced_cut import close_after_cut, close_openers
 from .placement import Placement
 from .segment import Unit
 from .sent import SentText
@@ -228,9 +228,9 @@ class UnitSanitizer:
 
     def _pass(self, unit: Unit, carry: Carry, reading: _Reading) -> _Outcome:
         outcome = self._read(unit, carry, reading)
-        if "\x02" in unit.text or "\x03" in unit.text:
-            # That reading only deleted python-markdown's markers (`guard.placeholders`):
-            # the same pass reads the text every renderer now reads alike.
+        if CONTROLS.search(unit.text) is not None:
+            # That reading only made control characters plain (`guard.controls`): the
+            # same pass reads the text every renderer now reads alike.
             return _then(outcome, self._pass(replace(unit, text=outcome.text), carry, reading))
         if reading.recheck and reading.continued and unit.text.startswith(_BLANK_START):
             # Read as continuing a block before it, an indented block is prose, and a
@@ -294,7 +294,7 @@ class UnitSanitizer:
         """Run the steps of one pass over `source`; `close_at`: where the text after
         a prefix starts, when a forced cut left constructs open in it."""
         ps = Pass.over(self.rules, source, carry)
-        if delete_placeholders(ps):  # the next pass reads what every renderer reads
+        if plain_controls(ps):  # then `_pass` reads what every renderer reads alike
             return ps, ps.delta({}, ())
         env = carry.env()
         tokens = parse(self.md, source.text, env)
@@ -304,6 +304,8 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
+        if carry.cut_tail:
+            close_after_cut(ps, marks.code)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
