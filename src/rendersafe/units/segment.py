@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.rendered import NO_RENDERED_FENCES, RenderedFences
-from ..engine.triggers import OPENER, URLISH
+from ..engine.triggers import CHARACTER_OPENER, URLISH, attribute_opener, first_opener
 from .blocks import SPACE, OpenBlocks
 
 __all__ = ["Segmenter", "Unit"]
@@ -33,7 +33,8 @@ __all__ = ["Segmenter", "Unit"]
 # What ends a run of lines that can neither cut a unit nor open a block: a risky
 # character or word, or a line starting a fence or raw HTML.
 _QUIET_END: Final = re.compile(
-    rf"^[ ]{{0,3}}[`~<]|{OPENER.pattern}|{URLISH.pattern}", re.MULTILINE | re.IGNORECASE
+    rf"^[ ]{{0,3}}[`~<]|{CHARACTER_OPENER.pattern}|{URLISH.pattern}",
+    re.MULTILINE | re.IGNORECASE,
 )
 # A line blank as `OpenBlocks` reads one (spaces, tabs and carriage returns: `\r \n` is two
 # line ends around a space to markdown-it), one that may open a block, or one with a tag.
@@ -171,10 +172,15 @@ class Segmenter:
         if state.open or state.closed_fence:
             return pos
         if not self._risky:
-            return self._take_lines(text, pos, self._quiet_end.search(text, pos))
+            # (an attribute's opener is found apart: `first_opener`)
+            found = self._quiet_end.search(text, pos)
+            end = len(text) if found is None else found.start()
+            attribute = attribute_opener(text, pos, end)
+            return self._take_lines(text, pos, end if attribute < 0 else attribute)
         if state.blank:
             return pos
-        return self._take_lines(text, pos, self._not_plain.search(text, pos))
+        found = self._not_plain.search(text, pos)
+        return self._take_lines(text, pos, len(text) if found is None else found.start())
 
     def _take_fenced(self, text: str, pos: int) -> int:
         """Take the lines inside an open fence up to the first that may close it:
@@ -186,8 +192,9 @@ class Segmenter:
             self._risky = self._risky or self._risky_in(text, pos, end)
         return end
 
-    def _take_lines(self, text: str, pos: int, found: re.Match[str] | None) -> int:
-        end = text.rfind("\n", pos, found.start() if found else len(text)) + 1
+    def _take_lines(self, text: str, pos: int, found: int) -> int:
+        """Take the whole lines from `pos` before the one that holds `found`."""
+        end = text.rfind("\n", pos, found) + 1
         if end <= pos:
             return pos
         self._lines.append(text[pos:end])
@@ -295,4 +302,4 @@ class Segmenter:
 def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
     """Could text[start:end] hold a construct a renderer fetches or links?"""
     stop = len(text) if end is None else end
-    return bool(OPENER.search(text, start, stop) or URLISH.search(text, start, stop))
+    return first_opener(text, start, stop) >= 0 or URLISH.search(text, start, stop) is not None
