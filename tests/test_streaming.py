@@ -590,3 +590,16 @@ def test_a_stream_never_takes_back_what_it_sent(text: str, sizes: list[int]) -> 
     expected = sanitizer.run(text)
     assert "".join(outputs) == expected.text
     assert findings == expected.findings
+
+
+@pytest.mark.parametrize(
+    "text", ["[\n\n]: //e", "x\n\n[\n\n]: //e.f\n\ny", "[\n\nr]: //evil.example/a.png\n![r]"]
+)
+def test_a_label_over_a_blank_line_streams_as_it_runs(text: str) -> None:
+    """A definition ending a label a `[` before the unit opened is judged in the unit
+    after, where a stream has sent the label's end already: never raised."""
+    one_shot = Sanitizer().run(text).text
+    for size in (1, 2, 3, 7):
+        stream = Sanitizer().stream()
+        out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+        assert out + stream.close() == one_shot

@@ -53,7 +53,7 @@ _PLAIN: Final = 2
 # segmenter cannot cut (it cuts only after such a thing): its lines wait in
 # `_mid_line` and are pushed at once when something needs them, as one-shot pushes.
 _TRIGGERS: Final = frozenset(
-    "[<=:@." + "".join(map(chr, [*range(1, 9), 11, 12, *range(14, 32), 127]))
+    "[<=:@.\ufeff" + "".join(map(chr, [*range(1, 9), 11, 12, *range(14, 32), 127]))
 )
 _NOT_PLAIN: Final = _TRIGGERS | frozenset("\t\n")
 
@@ -82,6 +82,8 @@ def _plain_cut(chunk: str, roles: bytes) -> int:
             if roles[code] == 1:
                 return -1
             cut = at + 1
+        elif code == 0xFEFF:  # the one trigger past ASCII (`guard.controls`)
+            return -1
     return cut
 
 

@@ -97,9 +97,9 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
-    # The opener the unit before ended in at a forced cut, unescaped: an image's `!`
-    # (a stream sent it, with no `[` after it yet) or a tag's `<` (a flood of them is
-    # no tag): what starts this unit could complete it (`units.forced_cut`).
+    # "!" when the unit before ended, at a forced cut, in an image's `!` no backslash
+    # escapes (a stream sent it, with no `[` after it yet): a `[` starting this unit
+    # would complete its opener (`units.forced_cut`).
     cut_tail: str = ""
     healer: HealerState = NOTHING_OPEN
 
@@ -161,12 +161,12 @@ class Carry:
 
 
 def _opener_at_end(text: str) -> str:
-    """The `!` or `<` `text` ends in (invisibles after it aside) that no backslash
-    escapes, or ""."""
+    """The `!` `text` ends in (invisibles after it aside) that no backslash escapes,
+    or ""."""
     end = len(text)
     while end > 0 and INVISIBLE.match(text, end - 1):
         end -= 1
-    if end == 0 or text[end - 1] not in "!<":
+    if end == 0 or text[end - 1] != "!":
         return ""
     before = end - 2
     while before >= 0 and text[before] == "\\":

@@ -4,6 +4,9 @@ else reads the text.
 - STX (`\\x02`) and ETX (`\\x03`) are python-markdown's placeholder markers: it deletes
   both before it reads, so `<\\x02img src=...>` is a tag to it and text to every other
   renderer, and `java\\x02script:` a scheme. They are deleted.
+- U+FEFF (a byte-order mark, a zero-width no-break space) is white space to
+  JavaScript's readers and not to Python's, and micromark strips it at the text's
+  start (a block tag or a definition there is one to it alone). It is deleted.
 - The other C0 controls but tab, line feed and carriage return (and DEL) are white space
   to some readers and not to others: marko turns `\\f` into a line end, python-markdown
   strips `\\x0b` or `\\x1c` before a block tag, commonmark.py reads `\\x1c` inside a
@@ -25,9 +28,9 @@ from ..findings import Action, Construct, Reason
 
 __all__ = ["CONTROLS", "plain_controls"]
 
-CONTROLS = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_RUN = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]+")
-_DELETED = frozenset("\x02\x03")
+CONTROLS = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")
+_RUN = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]+")
+_DELETED = frozenset("\x02\x03\ufeff")
 
 
 def plain_controls(ps: Pass) -> bool:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from html import unescape
 
 from ..findings import Reason
+from ..urls.parse import strict_references
 from .schemes import CSS_DANGER, script_url
 
 __all__ = ["FETCHING_NAMES", "Reading", "Tag", "read_tags"]
@@ -235,13 +236,18 @@ class _Reader:
         """`rest` with one more attribute before it."""
         if rest.count >= MAX_ATTRIBUTES:
             return replace(rest, count=MAX_ATTRIBUTES + 1)
-        value = unescape(raw.strip("\"'")) if raw is not None else ""
+        written = raw.strip("\"'") if raw is not None else ""
+        value = unescape(written)
         runs = name if _runs(name, value) else rest.runs
         fetched, href = rest.fetched, rest.href
+        # Each reading of the value: a browser decodes no legacy reference followed by
+        # a letter, a digit or `=` in an attribute (`//&ltx.host` keeps its `&ltx`).
+        strict = strict_references(written)
+        readings = (value,) if strict == value else (value, strict)
         if name in _FETCHED:
-            fetched = self._fetches(name, value) or fetched
+            fetched = next(filter(None, (self._fetches(name, v) for v in readings)), fetched)
         elif name in ("href", "xlink:href"):
-            href = self.fetches(value) or href
+            href = next(filter(None, map(self.fetches, readings)), href)
         return _Rest(runs, fetched, href, rest.count + 1, rest.end)
 
     def _fetches(self, name: str, value: str) -> tuple[Reason, ...]:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
+
 from ..engine.edits import Edit, Keep
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
 from ..urls import Role, Verdict
+from ..urls.parse import strict_references
 from .brackets import Bracket
 
 __all__ = ["WINDOW", "judge_reading", "must_go", "neutralise", "worst"]
@@ -22,7 +25,14 @@ def judge_reading(ps: Pass, raw: str, role: Role) -> Verdict | None:
     the chat's own origin: in a reading markdown-it does not share, neither alone
     is a reason to change the text.
     """
-    return must_go(ps.judge(raw, role, decode_entities=True))
+    verdict = must_go(ps.judge(raw, role, decode_entities=True))
+    if verdict is None and "&" in raw:
+        # With only references that end in `;` decoded too, as CommonMark renderers
+        # decode a destination (`//&ltx.host` keeps its `&ltx`).
+        strict = strict_references(raw)
+        if strict != html.unescape(raw):
+            verdict = must_go(ps.judge(strict, role))
+    return verdict
 
 
 def must_go(verdict: Verdict) -> Verdict | None:

@@ -31,8 +31,10 @@ __all__ = ["references"]
 # At the start of a line (after quote, list and definition-list markers: python-markdown's
 # `: ` holds blocks), or right after a `>`: python-markdown starts a new line after raw
 # HTML (`<div></div>[r]: u`, `<!---->`).
+# (White space of any kind around the quote markers: marko strips it after `>`.)
+_QUOTES = r"(?>[^\S\n]*(?:>[^\S\n]*)*)"
 _DEFINITION_START = re.compile(
-    r"(?:^|(?<=>))(?>[ \t>]*)(?:(?:[*+:-]|\d{1,9}[.)])[ \t]++(?>[ \t>]*))*+", re.MULTILINE
+    rf"(?:^|(?<=>)){_QUOTES}(?:(?:[*+:-]|\d{{1,9}}[.)])[ \t]++{_QUOTES})*+", re.MULTILINE
 )
 # A label may run over lines, blank ones too (mistune and marko read `[` NEWLINE NEWLINE
 # `r]: u` as a definition of `r`). After the destination: the line's end, or a title's
@@ -41,12 +43,12 @@ _DEFINITION_START = re.compile(
 # nothing).
 # The end of a label a `[` before the text opened, and the definition after it.
 _CONTINUED = re.compile(
-    r"(?:\\.|[^\\\[\]]){0,999}\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
+    r"(?:\\.|[^\\\[\]]){0,999}\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|[^ \t\n\x0b\x0c\r]+)"
     r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
 )
 _DEFINITION = re.compile(
-    r"(?:\[\^[^\]\n]*\]:[ \t]*)?"
-    r"\[((?:\\.|[^\\\[\]]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|\S+)"
+    r"(?:\[\^[^\]\n]*\]:[ \t]*(?:(?:[*+:-]|\d{1,9}[.)])[ \t]+)*)?"
+    r"\[((?:\\.|[^\\\[\]]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|[^ \t\n\x0b\x0c\r]+)"
     r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
 )
 
@@ -82,8 +84,9 @@ def _continued(ps: Pass, marks: Marks) -> None:
     url = match.group(1).strip("<>")
     bad = judge_reading(ps, url, Role.LINK) or judge_reading(ps, url, Role.IMAGE)
     if bad is not None:
+        # From the destination on: a stream may have sent the label's end already.
         end = text.find("\n", match.end())
-        edit = Edit(0, len(text) if end < 0 else end, ())
+        edit = Edit(match.start(1), len(text) if end < 0 else end, ())
         construct, reasons = Construct.REFERENCE_DEFINITION, bad.reasons
         ps.change(edit, construct, Action.REMOVED, reasons, verdict=bad, detector="lexical")
 

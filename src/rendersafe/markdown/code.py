@@ -32,7 +32,7 @@ MAX_RUN_WIDTHS = 8
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
 # A line that starts like a tag, in any container (mistune reads `- <div'>` as raw HTML).
-_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*</?[a-zA-Z]")
+_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*</?[a-zA-Z]")
 # What every renderer reads as white space, in Python's `\s` and JavaScript's alike (a
 # URL runs on past `\x85` or `\x1c` in marked, past `\ufeff` in Python readers).
 _SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -75,13 +75,22 @@ def trusted_block(
 
 def _canonical_fence(lines: tuple[str, ...], markup: str) -> bool:
     """A fence python-markdown reads too: its info after spaces only, its closing line
-    the opening's markup and spaces (python-markdown takes no other white space)."""
+    the opening's markup and spaces (python-markdown takes no other white space); and
+    no line inside it that a reader stripping any white space would close it at
+    (marko closes at ```` ``` ```` and `\xa0`)."""
     return (
         len(lines) >= 2
         and lines[0].startswith(markup)
         and _INFO.fullmatch(lines[0][len(markup) :].strip(" ")) is not None
         and lines[-1].rstrip(" ") == markup
+        and not any(_may_close(line, markup) for line in lines[1:-1])
     )
+
+
+def _may_close(line: str, markup: str) -> bool:
+    """Could `line` close a fence of `markup` for a reader that strips any white space?"""
+    run = line.strip()
+    return len(run) >= len(markup) and run == markup[0] * len(run)
 
 
 def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:

@@ -85,6 +85,7 @@ from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
 from ..engine.rendered import PROSE_MATH
 from ..guard.controls import CONTROLS
+from ..guard.schemes import markdown_readings, script_url
 from ..judging import Judge, ReplyJudge
 from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
@@ -156,7 +157,7 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
     """`certified`, for any unit but a block of plain definitions."""
     if not _plain(text, carry):
         return None
-    if "\\" in text and not _escapes_read(text, judge):
+    if ("\\" in text and not _escapes_read(text, judge)) or _script_slot(text):
         return None
     candidates = _candidates(text, judge)
     if candidates is None:
@@ -215,6 +216,20 @@ def _defines_nothing(text: str) -> bool:
         if after.isspace():
             return False
     return True
+
+
+def _script_slot(text: str) -> bool:
+    """Could a destination after a `](` be a script URL once its references are decoded
+    (`javascrip&NewLine;t:`), in any reading the second line judges? Read on to the
+    line's end, as the most generous renderer may (`guard.schemes`)."""
+    at = text.find("](") if "&" in text else -1
+    while at >= 0:
+        end = text.find("\n", at)
+        raw = text[at + 2 : len(text) if end < 0 else end]
+        if "&" in raw and any(script_url(reading) for reading in markdown_readings(raw)):
+            return True
+        at = text.find("](", at + 2)
+    return False
 
 
 def _escapes_read(text: str, judge: ReplyJudge) -> bool:

@@ -15,9 +15,9 @@ from ..urls import INVISIBLE
 __all__ = ["close_after_cut", "close_openers"]
 
 _CUT = (Reason.HOLD_LIMIT,)
-# The last `]` before the cut, past white space, or one before a destination the cut
-# leaves open (`](javas` ... `cript:x)`).
-_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|(\]))\s*\Z")
+# The last `]` or `<` before the cut, past white space, or a `]` before a destination
+# the cut leaves open (`](javas` ... `cript:x)`).
+_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|([\]<]))\s*\Z")
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 
@@ -52,9 +52,9 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
 def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
     """What the text after the cut may complete with what ends the text before it: a
     `]` (a link's or a reference's end, with `(`, `[` or `:` after; python-markdown
-    allows white space between), also when a destination has opened after it. (A
-    stream holds this text from its `[` on; an `!` or `<` at the end is the next
-    unit's to close: `close_after_cut`.)"""
+    allows white space between), also when a destination has opened after it, and a
+    `<` (a tag's or an autolink's start). A stream holds this text from its `[` or `<`
+    on; an `!` at the end it sent, and the next unit closes it (`close_after_cut`)."""
     found = _TAIL.search(text, max(0, word - _MOST_TAIL))
     if found is None or found.start() in code:
         return []
@@ -62,21 +62,12 @@ def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
 
 
 def close_after_cut(ps: Pass, code: Regions) -> None:
-    """The unit before ended, at a forced cut, in an opener (`Carry.cut_tail`): what
-    starts this text must not complete it. A `[` after an `!` is escaped; a tag's name
-    (or `/`, `!`, `?`) after a `<` gets a space before it (the `<` was sent)."""
-    tail, text = ps.carry.cut_tail, ps.source.text
-    if tail == "!":
-        found = _LEADING_BRACKET.match(text)
-        if found is None:
-            return
-        at, replacement = found.end() - 1, "\\["
-    elif text[:1].isascii() and (text[:1].isalpha() or text[:1] in "/!?"):
-        at, replacement = 0, " " + text[0]
-    else:
+    """The unit before ended, at a forced cut, in an image's `!` a stream sent already
+    (`Carry.cut_tail`): a `[` starting this text (after invisibles) is escaped, so
+    that the two do not make an image's opener."""
+    found = _LEADING_BRACKET.match(ps.source.text) if ps.carry.cut_tail == "!" else None
+    if found is None or found.end() - 1 in code or found.end() - 1 in ps.claimed:
         return
-    if at in code or at in ps.claimed:
-        return
-    detail = f"what completes a {tail!r} before a forced cut"
-    edit = Edit(at, at + 1, (replacement,))
-    ps.change(edit, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
+    detail = "'[' after an '!' before a forced cut"
+    edit = Edit(found.end() - 1, found.end(), ("\\[",))
+    ps.change(edit, Construct.IMAGE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")

@@ -219,9 +219,13 @@ class UnitSanitizer:
     def _neutralised(
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
     ) -> tuple[_Outcome, list[Finding]]:
-        text = neutralise_unit(unit, self.rules.markers.link, self.rules.rendered.hold)
-        # One more pass reads what the neutralised text leaves for the next unit.
+        hold = self.rules.rendered.hold
+        text = neutralise_unit(unit, self.rules.markers.link, hold)
+        # One more pass reads what the neutralised text leaves for the next unit; where
+        # it would still change what a stream sent, its edits are not taken.
         outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
+        if not _keeps_what_streams_send(unit.text, outcome.text, hold):
+            outcome = replace(outcome, text=text)
         construct = first.findings[0].kind if first.findings else Construct.HTML
         note = unsettled_finding(unit, carry.line + 1, carry.column + 1, construct, context)
         return replace(outcome, findings=()), [*first.findings, note]

@@ -33,8 +33,9 @@ __all__ = ["DATA_IMAGE", "Role", "UrlJudge", "Verdict"]
 DATA_IMAGE = re.compile(r"data:image/(?:png|gif|jpe?g|webp)[;,]", re.IGNORECASE)
 _IMAGE_SCHEMES = frozenset({"http", "https"})
 # A character no URL parser takes where a host or scheme is (a C0 control, a space,
-# DEL): a URL that holds one may not parse, but the text before it does.
-_BREAKS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f ]")
+# DEL, a forbidden host code point, a `%` not escaping two hex digits): a URL that
+# holds one may not parse, but the text before it does.
+_BREAKS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f <>\[\]^|%{}\"`]")
 _HARMLESS = frozenset({Reason.UNPARSEABLE_URL, Reason.RELATIVE_IMAGE})
 _MAX_NESTING = 3
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import ada_url
 from markdown_it.common.normalize_url import normalizeLink
 
-__all__ = ["INVISIBLE", "ParsedUrl", "UrlParts", "parse_url", "split_href"]
+__all__ = ["INVISIBLE", "ParsedUrl", "UrlParts", "parse_url", "split_href", "strict_references"]
 
 # Zero-width, bidi controls, soft hyphen and Unicode Tags: invisible in a rendered
 # URL, so they can hide where a link goes or smuggle data.
@@ -66,6 +66,21 @@ class ParsedUrl:
     parts: UrlParts | None
     port: str = ""
     mdurl_host: str | None = None
+
+
+# A character reference that ends in `;`: one every reader decodes, whatever follows.
+_ENDED_REFERENCE = re.compile(
+    r"&(?:#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
+)
+
+
+def strict_references(text: str) -> str:
+    """`text` with only its references that end in `;` decoded: a CommonMark
+    renderer's reading of a destination, and a browser's of an attribute value where
+    a legacy name without `;` is followed by a letter, a digit or `=` (`&ltx` stays)."""
+    if "&" not in text:
+        return text
+    return _ENDED_REFERENCE.sub(lambda found: html.unescape(found.group()), text)
 
 
 def parse_url(raw: str, *, decode_entities: bool = False) -> ParsedUrl:
