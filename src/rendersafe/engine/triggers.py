@@ -12,9 +12,14 @@ from ..urls import INVISIBLE
 __all__ = ["CHARACTER_OPENER", "OPENER", "URLISH", "attribute_opener", "first_opener", "sendable"]
 
 # A bracket, a tag or autolink, a control character (made plain first:
-# `guard.controls`), an image (its `!` may be followed by invisibles).
+# `guard.controls`, which deletes some: an `!` before one may become an image's), an
+# image (its `!` may be followed by invisibles).
 CHARACTER_OPENER: Final = re.compile(
-    r"\[|<|[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]|!(?=" + INVISIBLE.pattern + r"*\[)"
+    r"\[|<|(?:!"
+    + INVISIBLE.pattern
+    + r"*)?[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]|!(?="
+    + INVISIBLE.pattern
+    + r"*\[)"
 )
 # An attribute a python-markdown attribute list (`{: onclick=... }`) could set, read
 # back from its `=` (`attribute_opener`): searched for on its own, a pattern that starts

@@ -23,7 +23,7 @@ from ..markdown.labels import label_keys
 from ..markdown.regions import Marks
 from ..urls import Role
 from .brackets import Bracket, BracketIndex, Pairing, usage
-from .decide import judge_reading, neutralise
+from .decide import neutralise, worst
 from .healers import reference_labels
 
 __all__ = ["references"]
@@ -82,7 +82,8 @@ def _continued(ps: Pass, marks: Marks) -> None:
     if match is None or 0 in marks.code or 0 in ps.claimed:
         return
     url = match.group(1).strip("<>")
-    bad = judge_reading(ps, url, Role.LINK) or judge_reading(ps, url, Role.IMAGE)
+    readings = _ends_trimmed(url)
+    bad = worst(ps, readings, Role.LINK) or worst(ps, readings, Role.IMAGE)
     if bad is not None:
         # From the destination on: a stream may have sent the label's end already.
         end = text.find("\n", match.end())
@@ -182,8 +183,9 @@ def _definitions(
         pos = match.start(1) - 1 if pairing is None else pairing.view.source(match.start(1) - 1)
         url = match.group(2).strip("<>")
         keys = label_keys(match.group(1))
-        image_bad = judge_reading(ps, url, Role.IMAGE)
-        link_bad = judge_reading(ps, url, Role.LINK)
+        readings = _ends_trimmed(url)
+        image_bad = worst(ps, readings, Role.IMAGE)
+        link_bad = worst(ps, readings, Role.LINK)
         if pos in marks.definitions or pos in ps.claimed:
             if pos not in ps.claimed:  # the Markdown pass kept it
                 yield LenientDefinition(pos, keys, image_bad, link_bad)
@@ -206,6 +208,13 @@ def _definitions(
         edit = Edit(pos, end, ())
         construct, reasons = Construct.REFERENCE_DEFINITION, bad.reasons
         ps.change(edit, construct, Action.REMOVED, reasons, verdict=bad, detector="lexical")
+
+
+def _ends_trimmed(url: str) -> list[str]:
+    """A destination as read to ASCII white space, and with any white space at its
+    ends taken off (python-markdown+extra trims a `\xa0` after a host)."""
+    trimmed = url.strip()
+    return [url] if trimmed == url else [url, trimmed]
 
 
 def _use(ps: Pass, bracket: Bracket, end: int, found: list[LenientDefinition]) -> None:

@@ -32,7 +32,9 @@ MAX_RUN_WIDTHS = 8
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
 # A line that starts like a tag, in any container (mistune reads `- <div'>` as raw HTML).
-_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*</?[a-zA-Z]")
+# (Case-insensitive, as commonmark.py and marko read a tag's name: `<\u212a>`, a Kelvin
+# sign, is a `<k>` to them.)
+_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*</?[a-zA-Z]", re.IGNORECASE)
 # What every renderer reads as white space, in Python's `\s` and JavaScript's alike (a
 # URL runs on past `\x85` or `\x1c` in marked, past `\ufeff` in Python readers).
 _SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"

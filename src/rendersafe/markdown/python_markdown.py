@@ -42,7 +42,10 @@ RAW_BLOCK_TAGS = frozenset(
     }
 )  # fmt: skip
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
-_TAG_OR_COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)|<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)")
+# A tag's name as python-markdown's HTML parser reads it (any character but white space,
+# `/` and `>` after a letter), lowered with `str.lower()` (`bloc\u212aquote` is a
+# `blockquote`: the Kelvin sign lowers to `k`).
+_TAG_OR_COMMENT = re.compile(r"<!--[\s\S]*?(?:-->|$)|<([a-zA-Z][^\t\n\r\f />\x00]*)(?=[\s/>]|$)")
 # The depth of a raw block whose start tag never ends: it never balances.
 UNBALANCED = 1 << 30
 

@@ -54,7 +54,9 @@ _RAW_TEXT_ENDS = MappingProxyType(
 )
 # A block tag python-markdown keeps raw: after up to three characters of any white
 # space, the name, then white space, `/` or `>` (its HTML parser takes `<div/v>`).
-_PYTHON_MARKDOWN_TAG = re.compile(r"[^\S\n]{0,3}<([a-zA-Z][a-zA-Z0-9-]*)(?=[\s/>]|$)", re.MULTILINE)
+_PYTHON_MARKDOWN_TAG = re.compile(
+    r"[^\S\n]{0,3}<([a-zA-Z][^\t\n\r\f />\x00]*)(?=[\s/>]|$)", re.MULTILINE
+)
 _INTERESTING = frozenset({"link_open", "image", "code_inline", "html_inline"})
 
 
@@ -170,7 +172,7 @@ def _add_raw_text(source: SourceText, raw: Regions) -> None:
     for opener in _RAW_TEXT.finditer(text) if "<" in text else ():
         if opener.start() < end:
             continue
-        close = _RAW_TEXT_ENDS[opener.group(1).lower()].search(text, opener.end())
+        close = _raw_text_end(opener.group(1)).search(text, opener.end())
         end = len(text) if close is None else source.line_end(source.line_of(close.start()))
         raw.add(opener.start(), end)
 
@@ -191,6 +193,15 @@ def _add_raw_lines(source: SourceText, paragraph: Token, raw: Regions) -> None:
             continue
         end = raw_block_end(text, tag.start(1) - 1, tag.group(1))
         raw.add(start, end)
+
+
+def _raw_text_end(name: str) -> re.Pattern[str]:
+    """What ends the raw-text element `name` (as `_RAW_TEXT` matched it, case folded:
+    a long s before `cript` is a `script` to a case-insensitive reader)."""
+    for element, end in _RAW_TEXT_ENDS.items():
+        if re.fullmatch(element, name, re.IGNORECASE):
+            return end
+    return _RAW_TEXT_ENDS["script"]  # (not reached: `_RAW_TEXT` matches only these)
 
 
 def _add_declarations(source: SourceText, paragraph: Token, raw: Regions) -> None:
