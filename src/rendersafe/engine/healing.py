@@ -102,6 +102,10 @@ class HealerView:
         runs = _BACKTICKS.findall(self._text, start, end)
         if any(len(run) >= len(runs[0]) for run in runs[1:-1]):
             return False
+        if start > 0 and self._text[start - 1] == "\\":
+            # remend takes a backtick after any `\` for escaped, an escaped backslash's
+            # too (`\\` then a backtick opens a span to CommonMark): it closes none.
+            return False
         return (
             self._brackets_at(start) == 0
             and not self._fence_open(start)

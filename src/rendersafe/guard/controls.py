@@ -26,7 +26,7 @@ from ..engine.edits import Edit
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
 
-__all__ = ["CONTROLS", "plain_controls"]
+__all__ = ["CONTROLS", "made_plain", "plain_controls"]
 
 CONTROLS = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]")
 _RUN = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]+")
@@ -48,3 +48,9 @@ def plain_controls(ps: Pass) -> bool:
 
 def _plain(run: str) -> str:
     return "".join("" if c in _DELETED else " " for c in run)
+
+
+def made_plain(text: str) -> str:
+    """`text` as `plain_controls` leaves it: what a reply with controls comes back as,
+    when nothing else in it changes."""
+    return _RUN.sub(lambda run: _plain(run.group()), text)

@@ -31,8 +31,8 @@ TAG_START = re.compile(r"</?[a-zA-Z]")
 # mistune looks for the end of a comment or processing-instruction block after its
 # opener, CommonMark anywhere on the opening line: `<!-->`, `<!--->` and `<?>` end where
 # they start for CommonMark, and for mistune run on to the next `-->` or `?>`, or to the
-# end of the text, code spans and all.
-_LEFT_OPEN = re.compile(r" {0,3}(<!--|<\?)")
+# end of the text, code spans and all (in a list item or a quote too).
+_LEFT_OPEN = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[ \t]*)*(<!--|<\?)")
 _LEFT_OPEN_ENDS = MappingProxyType({"<!--": "-->", "<?": "?>"})
 # marko reads `<!` and anything after it at a line's start (in any container) as a
 # declaration's HTML block, to the first line holding a `>`; CommonMark needs a letter

@@ -11,6 +11,7 @@ from ..engine.triggers import URLISH
 from ..findings import Action, Construct, Reason
 from ..lexical import BracketIndex, open_openers
 from ..urls import INVISIBLE
+from .blocks import OpenBlocks
 
 __all__ = ["close_after_cut", "close_openers"]
 
@@ -56,7 +57,7 @@ def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
     `<` (a tag's or an autolink's start). A stream holds this text from its `[` or `<`
     on; an `!` at the end it sent, and the next unit closes it (`close_after_cut`)."""
     found = _TAIL.search(text, max(0, word - _MOST_TAIL))
-    if found is None or found.start() in code:
+    if found is None or found.start() in code or _in_a_fence(text):
         return []
     return [(found.start(), found.group(1) or found.group(2))]
 
@@ -71,3 +72,12 @@ def close_after_cut(ps: Pass, code: Regions) -> None:
     detail = "'[' after an '!' before a forced cut"
     edit = Edit(found.end() - 1, found.end(), ("\\[",))
     ps.change(edit, Construct.IMAGE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
+
+
+def _in_a_fence(text: str) -> bool:
+    """Does `text` end inside a fence it (or the context line before it) opened? The
+    text after the cut is read inside it too, where no Markdown construct is live."""
+    blocks = OpenBlocks()
+    for line in text.splitlines(keepends=True):
+        blocks.track(line)
+    return blocks.fence is not None
