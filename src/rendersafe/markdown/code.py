@@ -173,6 +173,10 @@ def _pairs(source: SourceText, first: int, last: int) -> frozenset[tuple[int, in
         for pattern in _SWALLOWERS
         for m in pattern.finditer(source.text, start, end)
     )
+    if any(run.start() > 0 and source.text[run.start() - 1] == "\\" for run in runs):
+        # An escaped backtick opens nothing, but python-markdown closes a span with it,
+        # and pairs the runs after it otherwise (over a line a list marker starts).
+        return None
     pairs = _pair_runs(runs)
     if pairs is None or _swallowed(runs, pairs, swallowers):
         return None
