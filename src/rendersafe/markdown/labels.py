@@ -2,8 +2,8 @@
 
 CommonMark folds case with Unicode case folding (markdown-it: `.lower().upper()`,
 so `ẞ` matches `SS`); python-markdown only lowercases. A label matches when any
-of these keys match, so no renderer's reading is missed; each renderer's white space
-is its language's (U+FEFF is white space to JavaScript's renderers alone).
+of these keys match, so no renderer's reading is missed. (U+FEFF, white space to
+JavaScript's renderers alone, never reaches a label: `guard.controls` deletes it.)
 """
 
 from __future__ import annotations
@@ -26,9 +26,4 @@ def label_keys(raw: str) -> frozenset[str]:
     dropped = " ".join(_ESCAPE.sub("", raw).split()).lower()
     if dropped:
         keys.add(dropped)
-    if "\ufeff" in raw:
-        # JavaScript's `\s` and `trim()` hold U+FEFF (marked, markdown-it and
-        # commonmark.js collapse or trim it); Python's do not.
-        spaced = _ESCAPE.sub(r"\1", raw).replace("\ufeff", " ")
-        keys |= label_keys(spaced) | {" ".join(spaced.split()).upper().lower()}
     return frozenset(keys)
