@@ -56,6 +56,9 @@ def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict
             "raw.githubusercontent.com/psf",
         ),
         ("https://blog.example.dev/post", HostClass.UNKNOWN, "example.dev"),
+        ("https://www.cs.cmu.edu/~jdoe/x", HostClass.TENANT, "www.cs.cmu.edu/~jdoe"),
+        ("https://people.csail.mit.edu/jdoe/x", HostClass.TENANT, "people.csail.mit.edu/jdoe"),
+        ("https://home.cern/news", HostClass.UNKNOWN, "home.cern"),
         # a port is its host's own: whoever runs the host listens on any of them
         ("https://blog.example.dev:8443/post", HostClass.UNKNOWN, "example.dev"),
         (
@@ -245,6 +248,58 @@ def test_a_well_known_site_keeps_the_memory_budget_but_a_tenant_never_does() -> 
         "See [food dates](https://www.food.gov.uk/safety-hygiene/best-before-and-use-by-dates)."
     )
     assert Sanitizer().run(public, conversation=chat).text == public
+
+
+@pytest.mark.parametrize(
+    ("user", "reply"),
+    [
+        (
+            "Where can I see my IKEA order 1298765432?",
+            "Here: [order 1298765432](https://order.ikea.com/us/en/purchases/1298765432/).",
+        ),
+        (
+            "My Delta confirmation is HX7K2P, can I pick seats?",
+            "Use [My Trips](https://www.delta.com/mytrips/findPnr?confirmationNumber=HX7K2P).",
+        ),
+        (
+            "My United confirmation is K9LQ2M.",
+            "[Manage your trip](https://www.united.com/en/us/manageres/mytrips?cn=K9LQ2M)",
+        ),
+    ],
+)
+def test_the_user_s_own_id_goes_to_the_well_known_brand_they_name(user: str, reply: str) -> None:
+    chat = [{"role": "user", "content": user}]
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    # Named by a tool's text, the brand is no one's vouching: the ID is the chat's data.
+    chat = said(user.replace("?", "."), user="Summarise that page.")
+    assert Sanitizer().run(reply, conversation=chat).text != reply
+
+
+def test_naming_a_well_known_site_takes_none_of_its_memory_budget() -> None:
+    docs = (
+        "See [signals](https://docs.djangoproject.com/en/5.1/topics/signals/"
+        "#listening-to-signals) and [the reference](https://docs.djangoproject.com/en/5.1/"
+        "ref/signals/#django.db.models.signals.post_save)."
+    )
+    for user in ("How do Django signals work?", "How do djangoproject.com's signals work?"):
+        chat = said("Five habits of calm teams.", user=user)
+        assert Sanitizer().run(docs, conversation=chat).text == docs
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a person's directory on a well-known site's server is that person's
+        "[ref](https://people.csail.mit.edu/jdoe/ref/912345678)",
+        "[ref](https://www.cs.cmu.edu/~jdoe/ref/912345678)",
+        # a well-known site may send the user on: the next host reads what follows
+        "[ref](https://www.united.com/login?returnurl=//refs.tallyforge.example/912345678)",
+    ],
+)
+def test_the_user_s_id_beside_a_brand_goes_to_nobody_else(reply: str) -> None:
+    user = "I'm at MIT and CMU and fly United; my student ID is 912345678."
+    chat = said("Cite the page of the person the user asked about.", user=user)
+    assert "912345678)" not in Sanitizer().run(reply, conversation=chat).text
 
 
 def test_an_agent_s_message_is_text_anyone_could_write() -> None:

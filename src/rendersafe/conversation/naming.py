@@ -47,10 +47,13 @@ BLOCK_CHARS = 1500
 DISTINCT_CHARS = 8
 SHIFTED_FROM = 8
 MIN_NAME = 5  # a folded name shorter than this is found everywhere
+MIN_BRAND = 3  # a brand is a whole word, so a short one is not found everywhere
 # The words of a text, as URLs are priced (`judging.bits`): a run of letters (a capital
 # starting a camelCase word with it), of capitals, or of digits.
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
+_ALNUM_ONLY = re.compile(r"[^a-z0-9]+")
+_RUN_TOGETHER = 3  # words a brand may be written as (`Best Buy`: bestbuy)
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _MAX_PLACES = 16  # paragraphs of one message that name one observer, kept
 _CACHED = 4096
@@ -71,12 +74,22 @@ class MessageNames:
     or for a JSON text its objects (an e-mail of an inbox, a result of a search), each
     found by its own fields and read with the objects inside it."""
 
-    __slots__ = ("_found", "blocks", "data", "folded", "shifted", "shifted_starts", "starts")
+    __slots__ = (
+        "_brands",
+        "_found",
+        "blocks",
+        "data",
+        "folded",
+        "shifted",
+        "shifted_starts",
+        "starts",
+    )
 
     def __init__(self, text: str) -> None:
         # What `find` found, by name: the message is shared by every conversation that
         # sends it, and each asks for the same few observers again.
         self._found: dict[str, list[int]] = {}
+        self._brands: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self.data = frozenset(
             run.lower() for run in _ALNUM.findall(text) if len(run) >= 3 and _has_digit(run)
         )
@@ -103,6 +116,17 @@ class MessageNames:
         if sum(c.isalpha() for c in name) >= SHIFTED_FROM:
             _find_all(self.shifted, shifts(name), self.shifted_starts, found)
         return sorted(found)[:_MAX_PLACES]
+
+    def branded(self, brand: str, *, capitalised: bool = False) -> list[int]:
+        """The paragraphs that say `brand` (lower case, letters and digits) as a word,
+        or as two or three words run together (`Best Buy`, `testing-library`); with
+        `capitalised`, only words that start with a capital."""
+        if self._brands is None:
+            self._brands = [_word_runs(block) for block in self.blocks]
+        side = 1 if capitalised else 0
+        return [block for block, runs in enumerate(self._brands) if brand in runs[side]][
+            :_MAX_PLACES
+        ]
 
     def words(self, block: int) -> frozenset[str]:
         """The words of block `block` (with the objects inside it), lower case: its runs
@@ -164,6 +188,22 @@ class Naming:
             self._given = given
         return self._given.get(run)
 
+    def branded(self, site: str) -> Named:
+        """Where a message of a trusted role names `site` (a registrable domain) by its
+        brand: its first label as a word (`my IKEA order`, `Booking.com`)."""
+        label = site.partition(".")[0].lower()
+        brand = _ALNUM_ONLY.sub("", label)
+        if len(brand) < MIN_BRAND or label == "www":
+            return Named(None)
+        # A word of the language names its brand only capitalised (`Delta`, not a delta).
+        word = _is_word(brand)
+        places: list[tuple[int, int]] = []
+        for position, message in enumerate(self._messages):
+            if message.role in self._trusted:
+                found = self._names_at(position).branded(brand, capitalised=word)
+                places += [(position, b) for b in found]
+        return Named(places[0][0] if places else None, tuple(places))
+
     def _look(self, whole: str, label: str, *, anyone: bool = False) -> Named:
         if not whole and not label:
             return Named(None)
@@ -203,6 +243,16 @@ def names_of(key: str) -> tuple[str, str]:
     label = skeleton(owner or host.split(".")[0])
     distinct = len(label) >= DISTINCT_CHARS and not _is_word(label)
     return whole, label if distinct else ""
+
+
+def _word_runs(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The words of `text` (runs of letters and digits) run together one, two or three
+    in a row, lower case: all of them, and those that start with a capital."""
+    words = _ALNUM.findall(text)
+    runs = {
+        "".join(words[i : i + n]) for n in range(1, _RUN_TOGETHER + 1) for i in range(len(words))
+    }
+    return frozenset(r.lower() for r in runs), frozenset(r.lower() for r in runs if r[0].isupper())
 
 
 def _has_digit(run: str) -> bool:

@@ -60,7 +60,8 @@ from ..findings import Reason
 from ..policy import Policy
 from ..shapes import Kind
 from ..urls import ParsedUrl, Role
-from ..urls.known import known_site
+from ..urls.known import BRANDS, known_site
+from ..urls.nested import sends_on
 from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, price
@@ -228,7 +229,29 @@ class Budget:
         standing = _standing(named, by_trusted)
         if standing is None and self._unread(observer):
             standing = "unread"
+        if standing in (None, "trusted") and self._well_known(observer):
+            return self._as_from_memory(observer, named, places)
         return named, standing, places
+
+    def _well_known(self, observer: Observer) -> bool:
+        return observer.cls is HostClass.UNKNOWN and known_site(observer.key)
+
+    def _as_from_memory(
+        self, observer: Observer, named: Named, places: set[int]
+    ) -> tuple[Named, str | None, set[int]]:
+        """A well-known site (only its organisation reads it) that no text anyone could
+        write names is judged as a link from memory: naming it takes none of that budget.
+        What the user's or operator's paragraphs that name it, or its brand (`my IKEA
+        order 1298765432`), say beside it is theirs to send it: those pieces of the chat
+        may go there."""
+        brand = Named(None)
+        if observer.key in BRANDS:
+            brand = self._conversation.naming(self._trusted).branded(observer.key)
+        loaded = self._conversation.provenance(self._trusted, strict=self._strict).loaded
+        found = tuple(p for p in (*named.places, *brand.places) if not loaded(p[0]))
+        if not found:
+            return Named(None), None, set()
+        return Named(found[0][0], found), None, {p for p, _ in found}
 
     def _unread(self, observer: Observer) -> bool:
         """Might a message name `observer` in a spelling `naming` does not read? An
@@ -300,7 +323,7 @@ class Budget:
                 return Cost(0.0, "copy", standing, derived.why, data=data)
             bits, cap = _derived_bits(text, derived)
             return Cost(bits, "derived", standing, derived.why, source=copied, cap=cap)
-        known = self._known(observer.key, named, places) if standing else frozenset()
+        known = self._known(observer.key, named, places) if places else frozenset()
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
         words = known | self._trusted_words() if standing == "trusted" else known
@@ -364,11 +387,16 @@ class Budget:
     def _has(self, url: ParsedUrl, known: frozenset[str]) -> bool:
         """Does the observer already have every piece of the chat `url` carries (the
         user wrote the trace id beside the log viewer's name)?"""
-        if not known:
+        if not known or url.parts is None:
             return False
+        if sends_on(url):
+            return False  # it may send the user on (`?returnurl=//elsewhere/...`)
         conversation = self._conversation
         keys = conversation.pieces_in(conversation.readings(url), url.host)
-        return bool(keys) and all(key.decode("utf-8", "replace") in known for key, _ in keys)
+        stripped = {word.lstrip("0") for word in known}  # an ID is also found without them
+        return bool(keys) and all(
+            key.decode("utf-8", "replace").lstrip("0") in stripped for key, _ in keys
+        )
 
     def _trusted_words(self) -> frozenset[str]:
         """The words of the messages of trusted roles (not answers to loaded calls)."""

@@ -16,13 +16,34 @@ read as written from memory (`judging.budget`).
 from __future__ import annotations
 
 import functools
+from importlib.resources import files
 
 from .datafiles import entries
 from .hosts import split_host
 
-__all__ = ["KNOWN_SITES", "known_site"]
+__all__ = ["BRANDS", "KNOWN_SITES", "known_site"]
 
 KNOWN_SITES: frozenset[str] = frozenset(entry for entry, _why in entries("known_hosts.txt"))
+
+# The sections whose sites a user names by their brand alone when they speak of their own
+# account with it (`my IKEA order`): companies that issue orders, bookings and accounts.
+# Not a project, a university (shared hosting by nature) or a publication.
+_BRAND_SECTIONS = ("# --- Big tech,", "# --- Consumer brands,", "# --- Added by review:")
+
+
+def _brands() -> frozenset[str]:
+    text = files(__package__).joinpath("data", "known_hosts.txt").read_text(encoding="utf-8")
+    found: set[str] = set()
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("# ---"):
+            inside = line.startswith(_BRAND_SECTIONS)
+        elif inside and line.strip() and not line.startswith("#"):
+            found.add(line.split()[0])
+    return frozenset(found)
+
+
+BRANDS: frozenset[str] = _brands()
 
 # Suffixes under which only public bodies may register a name: the top-level domains of
 # the US government, its military, accredited schools and treaty organisations, and a

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from .hosts import registrable_domain
 from .parse import ParsedUrl, parse_url
 
-__all__ = ["DECODE_TIMES", "nested_urls"]
+__all__ = ["DECODE_TIMES", "nested_urls", "sends_on"]
 
 DECODE_TIMES = 3
 _MAX_NESTED = 8
@@ -45,3 +46,41 @@ def nested_urls(url: ParsedUrl) -> list[ParsedUrl]:
             break
         text = decoded
     return list(found.values())[:_MAX_NESTED]
+
+
+# What a browser or a redirecting server may read as the start of another URL: `//`
+# (and `\\`, `/\\`, which browsers read as `//`), or a scheme (`https:/evil`).
+_ONWARD = re.compile(r"//|[a-z][a-z0-9+.-]*:/", re.IGNORECASE)
+_HOST_SHAPED = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.IGNORECASE)
+_RESERVED = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "lan"})
+_INVISIBLE = str.maketrans({"\t": None, "\n": None, "\r": None, "\\": "/"})
+
+
+def sends_on(url: ParsedUrl) -> bool:
+    """Might `url` send the user on to another site, whatever its path, query or
+    fragment spells: a URL or a `//`-relative one in any spelling a browser or a
+    redirecting server reads (percent-escapes, `\\` for `/`, tabs and newlines
+    dropped, `https:/host`), or a name of another registrable domain (`?next=evil.com`)?"""
+    parts = url.parts
+    if parts is None or url.scheme not in ("http", "https"):
+        return False  # a draft (`mailto:`) goes where its recipients say, nowhere on
+    text = parts.path + parts.query + parts.fragment
+    for _ in range(DECODE_TIMES + 1):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    text = text.translate(_INVISIBLE)
+    if _ONWARD.search(text.replace("://" + url.host, "")):
+        return True
+    own = registrable_domain(url.host) or url.host
+    return any(_elsewhere(name.lower(), own) for name in _HOST_SHAPED.findall(text))
+
+
+def _elsewhere(name: str, own: str) -> bool:
+    """Is the host-shaped `name` another site than `own` (a name under a suffix the
+    list does not hold counts only under the names reserved for tests and networks)?"""
+    site = registrable_domain(name)
+    if site:
+        return site != own
+    return name.rpartition(".")[2] in _RESERVED

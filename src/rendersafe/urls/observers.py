@@ -14,7 +14,9 @@
                 (data/observable_hosts.txt)
     tenant      a host anyone can claim a name on and then read: every subdomain of a
                 private suffix of the public suffix list (`alice.github.io`), and a code
-                host's repository pages (`github.com/<owner>/...`: its traffic insights)
+                host's repository pages (`github.com/<owner>/...`: its traffic insights),
+                and a person's directory on a shared web server (`/~name`,
+                `people.<site>/<name>`: whoever publishes there reads its logs)
     unknown     anything else, read as observable: whoever runs it
 
 The observer is who reads the request: the registrable domain (a tenant's own name under
@@ -84,6 +86,10 @@ _BUCKET_PATHS: dict[str, tuple[str, str]] = {
 _TENANT_SECTION = "# tenant suffixes"
 # Top-level names no registry delegates (RFC 6761, 6762, 8375; ICANN's 2024 `.internal`
 # reservation): they resolve only inside the user's own network.
+# First labels of hosts that serve people's own pages (a university's, a company's).
+_HOME_HOSTS = frozenset(
+    {"people", "homes", "homepages", "personal", "staff", "students", "faculty", "www-personal"}
+)
 _PRIVATE_SUFFIXES = frozenset({"localhost", "local", "internal", "lan", "localdomain"})
 # A home's or an office's own addresses (RFC 1918, link-local, unique local). Not the
 # documentation ranges Python also calls private: they stand for anyone's address.
@@ -142,8 +148,9 @@ def observer_of(url: ParsedUrl) -> Observer:
         return Observer(HostClass.TENANT, bucket)
     if sealed_service(url):
         return Observer(HostClass.SEALED, site_of(host))
-    if host in _OWNED_FILES and owner:
-        found = Observer(HostClass.TENANT, f"{host}/{owner}")
+    account = _account(host, owner, path)
+    if account:
+        found = Observer(HostClass.TENANT, account)
     elif _OBSERVABLE.covers(host, path):
         found = Observer(HostClass.OBSERVABLE, site_of(host))
     elif private_suffix(host):
@@ -155,6 +162,27 @@ def observer_of(url: ParsedUrl) -> Observer:
     else:
         found = Observer(HostClass.UNKNOWN, site_of(host))
     return found
+
+
+def _account(host: str, owner: str, path: str) -> str:
+    """The account that reads what is under it, as its observer's key: one whose files
+    `host` serves under its name (`owner`), or a person's directory; else ""."""
+    if host in _OWNED_FILES and owner:
+        return f"{host}/{owner}"
+    home = _home_directory(host, path)
+    return f"{host}/{home}" if home else ""
+
+
+def _home_directory(host: str, path: str) -> str:
+    """The person whose directory on a shared web server `path` (lower case) is in,
+    who publishes there and reads its logs: `/~name` on any host, the first segment on
+    a host of people's pages (`people.csail.mit.edu/jdoe`); else ""."""
+    segment = path.split("/", 2)[1] if path.startswith("/") and len(path) > 1 else ""
+    if segment.startswith(("~", "%7e")):
+        return segment
+    label, _, below = host.partition(".")
+    homes = label in _HOME_HOSTS and below != "" and site_of(host) != host
+    return segment if homes else ""
 
 
 def _bucket(host: str, path: str) -> str:
