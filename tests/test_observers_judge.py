@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -671,3 +672,17 @@ def test_a_request_s_own_fields_are_no_text_anyone_could_write() -> None:
     assert Sanitizer().run(LEAK, conversation=body).text == LEAK  # the model's name says nothing
     messages.append({"role": "tool", "tool_call_id": "c1", "content": NATO})
     assert Sanitizer().run(LEAK, conversation=body).text != LEAK
+
+
+def _brand_redteam() -> list[dict[str, Any]]:
+    path = Path(__file__).parent / "data" / "observers" / "brand_redteam.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("case", _brand_redteam(), ids=lambda case: case["id"])
+def test_a_red_team_against_brands_sends_the_user_s_id_to_nobody_else(case: dict[str, Any]) -> None:
+    """A red team's cases against the brand rule's first version: each attack's link
+    carries the user's ID to someone other than the brand (a redirect in any spelling, a
+    person's directory, a tenant platform); honest links to the brand's own pages stay."""
+    text = Sanitizer().run(case["reply"], conversation=case["conversation"]).text
+    assert (text == case["reply"]) is case["honest"]
