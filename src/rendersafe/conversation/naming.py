@@ -30,6 +30,7 @@ the paragraph that names it, not the whole message (a pasted e-mail, one search 
 from __future__ import annotations
 
 import bisect
+import csv
 import functools
 import json
 import re
@@ -54,6 +55,8 @@ WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _ALNUM_ONLY = re.compile(r"[^a-z0-9]+")
 _RUN_TOGETHER = 3  # words a brand may be written as (`Best Buy`: bestbuy)
+_TABLE_ROWS = 2  # lines of a pasted table, its header among them
+_TABLE_FIELDS = 3
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 _MAX_PLACES = 16  # paragraphs of one message that name one observer, kept
 _CACHED = 4096
@@ -283,11 +286,31 @@ def _blocks(text: str) -> list[str]:
     cut at its lines, a longer line at its spaces)."""
     blocks: list[str] = []
     for paragraph in _PARAGRAPH.split(text):
-        if len(paragraph) <= BLOCK_CHARS:
+        rows = _table_rows(paragraph)
+        if rows:
+            blocks += [row[:BLOCK_CHARS] for row in rows]
+        elif len(paragraph) <= BLOCK_CHARS:
             blocks.append(paragraph)
-            continue
-        blocks += _cut(paragraph)
+        else:
+            blocks += _cut(paragraph)
     return blocks
+
+
+def _table_rows(paragraph: str) -> list[str]:
+    """The rows of a table pasted as a paragraph (CSV, TSV, a Markdown table: every line
+    of at least two the same number of fields, two or more), each written by whoever
+    wrote that row; else nothing. An attacker's row names its own host, and what the
+    other rows say is not its to have."""
+    lines = [line for line in paragraph.strip("\n").split("\n") if line.strip()]
+    if len(lines) < _TABLE_ROWS or len(paragraph) > BLOCK_CHARS * 16:
+        return []
+    if all(line.lstrip().startswith("|") for line in lines):
+        return lines
+    for dialect in ("excel", "excel-tab"):
+        widths = {len(row) for row in csv.reader(lines, dialect=dialect)}
+        if len(widths) == 1 and widths.pop() >= _TABLE_FIELDS:
+            return lines
+    return []
 
 
 def _json_blocks(text: str) -> list[tuple[str, str]]:

@@ -73,6 +73,9 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 _MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
+# The operator's own words: a host they name is theirs. What the user pastes (an e-mail,
+# a table) names its own hosts, whose owners may only have what stands beside them.
+_OPERATOR_ROLES = frozenset({"system", "developer"})
 _TRUNCATED = "the conversation was not read whole"
 _UNREAD = "a host no message visibly names, in a conversation with text anyone could write"
 
@@ -327,7 +330,10 @@ class Budget:
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
         words = known | self._trusted_words() if standing == "trusted" else known
-        data = self._data(text, known, standing)
+        operator = standing == "trusted" and all(
+            conversation.messages[p].role in _OPERATOR_ROLES for p in places
+        )
+        data = self._data(text, known, "operator" if operator else standing)
         return Cost(price(text, words) + inside, "composed", standing, "", known, data)
 
     def _inside(self, text: str, key: str) -> float:
@@ -414,7 +420,8 @@ class Budget:
     def _data(self, text: str, known: frozenset[str], standing: str | None) -> str:
         """Why the composed `text` carries the chat's data, if it does: a run of letters
         and digits (an ID, a number, a code) that a message gave and the observer does
-        not have (unless the user gave it to a host the user or the operator names); to
+        not have (unless a trusted role gave it to a host only the operator names:
+        `standing` "operator"; the user's paragraphs naming a host hold what it has); to
         a host the chat names, a number the chat never gave (what else could the model
         know of it but the chat's data, re-encoded: a code reversed)."""
         conversation = self._conversation
@@ -433,8 +440,8 @@ class Budget:
                     return "a number the conversation never gave"
                 continue
             role = conversation.messages[position].role
-            if standing == "trusted" and role in self._trusted:
-                continue  # the user's own, to the user's (or the operator's) service
+            if standing == "operator" and role in self._trusted:
+                continue  # the user's own, to a service of the operator's
             return f"an ID or number from message {conversation.messages[position].index} ({role})"
         return ""
 
