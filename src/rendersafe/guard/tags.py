@@ -39,6 +39,8 @@ _ATTRIBUTE = re.compile(
     r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|(?:\\>|[^\t\n\f\r >])*))?"""
 )
 _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
+# A link's or an image's syntax that python-markdown writes as markup with quotes.
+_OPENS_MARKUP = re.compile(r"\]\(|!\[|\]\[")
 # What a renderer may take off a line's start before a tag over lines reaches the
 # browser: a quote's markers (python-markdown), white space of any kind (marko); and
 # whether a text holds any that the browser would not read as white space anyway.
@@ -125,12 +127,18 @@ Reading = tuple[str, Callable[[int], int]]
 
 
 def read_tags(
-    text: str, skip: Callable[[int], bool], fetches: UrlFetches, readings: Iterable[Reading] = ()
+    text: str,
+    skip: Callable[[int], bool],
+    fetches: UrlFetches,
+    readings: Iterable[Reading] = (),
+    *,
+    labels: bool = False,
 ) -> Iterator[Tag]:
     """The start tags in `text` that could fetch or run something, each `<` once
     (`skip`: offsets not to read from, such as code); and those of other `readings`
     of it (python-markdown's, with its definitions' lines taken out), and of the text
-    as a renderer may hand it over with its lines' starts taken off (`_Joined`)."""
+    as a renderer may hand it over with its lines' starts taken off (`_Joined`).
+    `labels`: a definition before the text may name a `[label]` in it."""
     found = set()
     for tag in _tags(text, skip, fetches):
         found.add(tag.start)
@@ -145,6 +153,12 @@ def read_tags(
             if start not in found:
                 found.add(start)
                 yield replace(tag, start=start)
+    expands = _Expansions(text, labels)
+    for match in _TAG_START.finditer(text) if expands.some else ():
+        pos = match.start()
+        if pos not in found and not skip(pos) and expands.inside(pos, match.end()):
+            name = _SEPARATOR.split(text[match.end() : match.end() + 64], maxsplit=1)[0]
+            yield Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[markdown]")
 
 
 def _mapped(skip: Callable[[int], bool], source: Callable[[int], int]) -> Callable[[int], bool]:
@@ -257,6 +271,47 @@ class _Reader:
             if reasons:
                 return reasons
         return ()
+
+
+class _Expansions:
+    """Where python-markdown may write markup inside a tag: it reads links and images
+    (and a `[label]` a definition names) before raw HTML, so one inside an attribute's
+    value is written there as `<img alt="..." src="...">`, whose quotes end the value
+    and make its alt text, destination or title attributes of the tag
+    (`<b title="![x onerror=alert(1) ](y)">`)."""
+
+    def __init__(self, text: str, labels: bool) -> None:
+        self.text = text
+        self.openers = [m.start() for m in _OPENS_MARKUP.finditer(text)]
+        self.labels = labels or "]:" in text  # some `[label]` may be a reference
+        self.opens = [m.start() for m in re.finditer(r"\[", text)] if self.labels else []
+        self.closes = [m.start() for m in re.finditer(r"\]", text)] if self.labels else []
+        self.some = bool(self.openers or self.opens)
+        self.angles = [m.start() for m in re.finditer("[<>]", text)] if self.some else []
+
+    def inside(self, lt: int, name_end: int) -> bool:
+        """Does the tag whose `<` is at `lt` hold one, as python-markdown reads raw inline
+        HTML (a `<` no backslash escapes, to the first `>`, with no `<` before it)?"""
+        if not self.some:
+            return False
+        text = self.text
+        escapes = lt - len(text[max(0, lt - 64) : lt].rstrip("\\")) - max(0, lt - 64)
+        at = bisect_right(self.angles, name_end - 1) if self.angles else 0
+        if escapes % 2 or at >= len(self.angles) or text[self.angles[at]] != ">":
+            return False
+        return self.within(name_end, self.angles[at])
+
+    def within(self, start: int, end: int) -> bool:
+        """Does `text[start:end]` (a tag's attributes) hold one?"""
+        if _first_in(self.openers, start, end) is not None:
+            return True
+        opened = _first_in(self.opens, start, end)
+        return opened is not None and _first_in(self.closes, opened, end) is not None
+
+
+def _first_in(positions: list[int], start: int, end: int) -> int | None:
+    at = bisect_right(positions, start - 1)
+    return positions[at] if at < len(positions) and positions[at] < end else None
 
 
 def _runs(name: str, value: str) -> bool:
