@@ -179,6 +179,13 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
         "<pre'>", "<script'>\n", "<style/", "<textarea'", "</pre>", "```\u00a0",
         "[]:h\n", "\n: ", "//evil.example\x01/c.png", "<img src=\n", "<a\n\u00a0href=",
     ),
+    # Markdown inside a raw tag's attribute: python-markdown reads links and images
+    # before raw HTML, and writes their markup, quotes and all, into the value.
+    "markdown_in_attributes": (
+        '<img alt="', '<b title="', "<span title='", "<a href=", '" src="/a.png">', '">',
+        "![x onerror=alert(1) ](/y.png)", "[t](onclick=alert(1)//)", "![on]()",
+        "[x]: onclick=alert(1)//\n\n", "[x]", '[t](/u "a onclick=alert(1)")',
+    ),
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
 FAMILIES = tuple(INGREDIENTS)
