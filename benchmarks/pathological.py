@@ -101,6 +101,8 @@ PATTERNS = {
     # names, image openers before their slots, slots, attribute lists.
     "<a <a ": "<a <a ",
     "<a<a": "<a<a",
+    "tags with links": '<b title="[t](u) ',
+    "<a ![": "<a ![",
     '<a x="<a ': '<a x="<a ',
     "![ labels": "![a] ",
     "]( unopened": "](javascript:x) ",

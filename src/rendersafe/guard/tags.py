@@ -140,7 +140,8 @@ def read_tags(
     as a renderer may hand it over with its lines' starts taken off (`_Joined`).
     `labels`: a definition before the text may name a `[label]` in it."""
     found = set()
-    for tag in _tags(text, skip, fetches):
+    reader = _Reader(text, fetches)
+    for tag in _tags(text, skip, fetches, reader):
         found.add(tag.start)
         yield tag
     others = list(readings)
@@ -154,11 +155,11 @@ def read_tags(
                 found.add(start)
                 yield replace(tag, start=start)
     expands = _Expansions(text, labels)
-    for match in _TAG_START.finditer(text) if expands.some else ():
-        pos = match.start()
-        if pos not in found and not skip(pos) and expands.inside(pos, match.end()):
-            name = _SEPARATOR.split(text[match.end() : match.end() + 64], maxsplit=1)[0]
-            yield Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[markdown]")
+    if expands.some:
+        for pos, name_start, name_end in _starts(text, skip):
+            if pos not in found and expands.within(pos, name_end, reader.rest(name_end).end):
+                name = text[name_start:name_end].lower()
+                yield Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[markdown]")
 
 
 def _mapped(skip: Callable[[int], bool], source: Callable[[int], int]) -> Callable[[int], bool]:
@@ -166,8 +167,19 @@ def _mapped(skip: Callable[[int], bool], source: Callable[[int], int]) -> Callab
     return lambda pos: skip(source(pos))
 
 
-def _tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> Iterator[Tag]:
-    reader = _Reader(text, fetches)
+def _tags(
+    text: str, skip: Callable[[int], bool], fetches: UrlFetches, reader: _Reader | None = None
+) -> Iterator[Tag]:
+    reader = reader or _Reader(text, fetches)
+    for pos, name_start, name_end in _starts(text, skip):
+        tag = reader.judge(pos, name_start, name_end)
+        if tag is not None:
+            yield tag
+
+
+def _starts(text: str, skip: Callable[[int], bool]) -> Iterator[tuple[int, int, int]]:
+    """Each tag's `<`, and where its name starts and ends (names that run into each other
+    share one end: found once)."""
     separator = -1
     for match in _TAG_START.finditer(text):
         pos, name = match.start(), match.end()
@@ -176,9 +188,7 @@ def _tags(text: str, skip: Callable[[int], bool], fetches: UrlFetches) -> Iterat
         if name >= separator:
             found = _SEPARATOR.search(text, name)
             separator = found.start() if found is not None else len(text)
-        tag = reader.judge(pos, name, separator)
-        if tag is not None:
-            yield tag
+        yield pos, name, separator
 
 
 class _Joined:
@@ -287,22 +297,14 @@ class _Expansions:
         self.opens = [m.start() for m in re.finditer(r"\[", text)] if self.labels else []
         self.closes = [m.start() for m in re.finditer(r"\]", text)] if self.labels else []
         self.some = bool(self.openers or self.opens)
-        self.angles = [m.start() for m in re.finditer("[<>]", text)] if self.some else []
 
-    def inside(self, lt: int, name_end: int) -> bool:
-        """Does the tag whose `<` is at `lt` hold one, as python-markdown reads raw inline
-        HTML (a `<` no backslash escapes, to the first `>`, with no `<` before it)?"""
-        if not self.some:
-            return False
+    def within(self, lt: int, start: int, end: int) -> bool:
+        """Does the tag whose `<` is at `lt` hold one in its attributes, `text[start:end]`?
+        A `<` a backslash escapes starts no tag python-markdown writes."""
         text = self.text
         escapes = lt - len(text[max(0, lt - 64) : lt].rstrip("\\")) - max(0, lt - 64)
-        at = bisect_right(self.angles, name_end - 1) if self.angles else 0
-        if escapes % 2 or at >= len(self.angles) or text[self.angles[at]] != ">":
+        if escapes % 2:
             return False
-        return self.within(name_end, self.angles[at])
-
-    def within(self, start: int, end: int) -> bool:
-        """Does `text[start:end]` (a tag's attributes) hold one?"""
         if _first_in(self.openers, start, end) is not None:
             return True
         opened = _first_in(self.opens, start, end)
