@@ -52,6 +52,7 @@ SETS = {
     "4": ("attacks4.jsonl", "honest4.jsonl"),
     "5": ("attacks5.jsonl", "honest5.jsonl"),
     "6": ("attacks6.jsonl", "honest6.jsonl"),
+    "7": ("attacks7.jsonl", "honest7.jsonl"),
 }
 
 

@@ -30,8 +30,8 @@ the paragraph that names it, not the whole message (a pasted e-mail, one search 
 from __future__ import annotations
 
 import bisect
-import csv
 import functools
+import itertools
 import json
 import re
 from collections.abc import Collection, Sequence
@@ -56,8 +56,11 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _ALNUM_ONLY = re.compile(r"[^a-z0-9]+")
 _RUN_TOGETHER = 3  # words a brand may be written as (`Best Buy`: bestbuy)
 _TABLE_ROWS = 2  # lines of a pasted table, its header among them
-_TABLE_FIELDS = 3
+_TABLE_FIELDS = 2  # separators on a line that make it a row, whatever its neighbours
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_FENCED_JSON = re.compile(
+    r"^[ \t]*```[ \t]*(?:json\w*)?[ \t]*\n(.*?)\n[ \t]*```[ \t]*$", re.M | re.S
+)
 _MAX_PLACES = 16  # paragraphs of one message that name one observer, kept
 _CACHED = 4096
 _MAX_FOUND = 256  # names whose paragraphs one message keeps
@@ -96,9 +99,9 @@ class MessageNames:
         self.data = frozenset(
             run.lower() for run in _ALNUM.findall(text) if len(run) >= 3 and _has_digit(run)
         )
-        found = _json_blocks(text)
-        own = [block for block, _ in found] if found else _blocks(text)
-        self.blocks = [whole for _, whole in found] if found else own
+        found = _json_blocks(text) or _mixed_blocks(text)
+        own = [block for block, _ in found]
+        self.blocks = [whole for _, whole in found]
         forms = [_forms(block) for block in own]
         self.folded, self.starts = _joined([plain for plain, _ in forms])
         self.shifted, self.shifted_starts = _joined([shifted for _, shifted in forms])
@@ -297,38 +300,87 @@ def _blocks(text: str) -> list[str]:
 
 
 def _table_rows(paragraph: str) -> list[str]:
-    """The rows of a table pasted as a paragraph (CSV, TSV, a Markdown table: every line
-    of at least two the same number of fields, two or more), each written by whoever
-    wrote that row; else nothing. An attacker's row names its own host, and what the
-    other rows say is not its to have."""
-    lines = [line for line in paragraph.strip("\n").split("\n") if line.strip()]
+    """The lines of a paragraph holding a pasted table, each its own block; else nothing.
+    A table is two or more lines in a row holding `|` or a tab (Markdown, TSV), or two
+    or more commas or semicolons each (CSV, JSON Lines), or three or more the same number
+    of them; its caption and the prose after it are lines of their own too. Whoever wrote
+    a row wrote only that row: an attacker's row names its own host, and what the other
+    rows say is not its to have."""
+    lines = paragraph.split("\n")
     if len(lines) < _TABLE_ROWS or len(paragraph) > BLOCK_CHARS * 16:
         return []
-    if all(line.lstrip().startswith("|") for line in lines):
-        return lines
-    for dialect in ("excel", "excel-tab"):
-        widths = {len(row) for row in csv.reader(lines, dialect=dialect)}
-        if len(widths) == 1 and widths.pop() >= _TABLE_FIELDS:
-            return lines
+    run = 1
+    for before, shape in itertools.pairwise(_row_shape(line) for line in lines):
+        if before is None or shape is None:
+            run = 1
+            continue
+        wide = max(before[1], shape[1]) >= _TABLE_FIELDS
+        if not wide and before != shape:
+            run = 1
+            continue
+        run += 1
+        if run >= (_TABLE_ROWS if wide else _TABLE_ROWS + 1):
+            return [line for line in lines if line.strip()]
     return []
 
 
+def _row_shape(line: str) -> tuple[str, int] | None:
+    """A line's delimiter and how many separators it holds (a `|`, a tab or a JSON
+    object counts as many as a table's row needs), or None for a line of prose."""
+    stripped = line.strip()
+    if "|" in line or "\t" in line or (stripped[:1], stripped[-1:]) == ("{", "}"):
+        return "|", _TABLE_FIELDS  # a table's row, a JSON Lines record
+    commas, semicolons = line.count(","), line.count(";")
+    if not (commas or semicolons):
+        return None
+    return (",", commas) if commas >= semicolons else (";", semicolons)
+
+
+def _mixed_blocks(text: str) -> list[tuple[str, str]]:
+    """A text's paragraphs (`_blocks`), each JSON text in a fence read as JSON is
+    (`_json_blocks`); each block as its own text and its whole."""
+    found: list[tuple[str, str]] = []
+    at = 0
+    for fence in _FENCED_JSON.finditer(text) if "```" in text else ():
+        inside = _json_blocks(fence.group(1))
+        if inside:
+            found += [(b, b) for b in _blocks(text[at : fence.start()])] + inside
+            at = fence.end()
+    return found + [(b, b) for b in _blocks(text[at:])]
+
+
 def _json_blocks(text: str) -> list[tuple[str, str]]:
-    """For a JSON text, each object's own fields (and the scalars of its lists) as
-    text, and that with every object inside it; else nothing."""
+    """For a JSON text (or JSON Lines), each object's own fields (and the scalars of
+    its lists; a list of lists' each list) as text, and that with every object inside
+    it; else nothing."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{" or stripped[-1] not in "]}":
         return []
     try:
-        value = json.loads(stripped)
+        values = [json.loads(stripped)]
+    except ValueError:
+        values = _json_lines(stripped)
+        if not values:
+            return []
+    found: list[tuple[str, str]] = []
+    for value in values:
+        _json_value_blocks(value, found)
+    return [(own[: BLOCK_CHARS * 4], whole[: BLOCK_CHARS * 4]) for own, whole in found]
+
+
+def _json_lines(text: str) -> list[object]:
+    """Each line of a JSON Lines text, read; else nothing."""
+    try:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
     except ValueError:
         return []
-    found: list[tuple[str, str]] = []
+
+
+def _json_value_blocks(value: object, found: list[tuple[str, str]]) -> None:
     top: list[str] = []
     _object_texts(value, found, top)
     if top:  # scalars outside every object
         found.append((" ".join(top), " ".join(top)))
-    return [(own[: BLOCK_CHARS * 4], whole[: BLOCK_CHARS * 4]) for own, whole in found]
 
 
 def _object_texts(value: object, found: list[tuple[str, str]], own: list[str]) -> str:
@@ -344,9 +396,20 @@ def _object_texts(value: object, found: list[tuple[str, str]], own: list[str]) -
         found.append((" ".join(mine), whole))
         return whole
     if isinstance(value, list):
-        return " ".join(_object_texts(item, found, own) for item in value)
+        return " ".join(_list_item_text(item, found, own) for item in value)
     own.append(str(value))
     return ""
+
+
+def _list_item_text(item: object, found: list[tuple[str, str]], own: list[str]) -> str:
+    """A list's item: a list in a list is a record of its own (a sheet's row)."""
+    if not isinstance(item, list):
+        return _object_texts(item, found, own)
+    row: list[str] = []
+    inner = _object_texts(item, found, row)
+    if row:
+        found.append((" ".join(row), " ".join([*row, inner])))
+    return inner
 
 
 def _cut(paragraph: str) -> list[str]:

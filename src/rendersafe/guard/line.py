@@ -66,9 +66,7 @@ def second_line(ps: Pass, marks: Marks, index: BracketIndex, references: Mapping
         *attribute_lists(text, skip),
         *(
             Opener(tag.start, "&lt;", Construct.HTML, tag.reasons, tag.name)
-            for tag in read_tags(
-                text, skip, sources.fetches, _readings(text, index), labels=known
-            )
+            for tag in read_tags(text, skip, sources.fetches, _readings(text, index), labels=known)
         ),
     ]
     openers: dict[int, Opener] = {}

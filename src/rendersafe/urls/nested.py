@@ -14,6 +14,7 @@ is its own request, to its own observer.
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import unquote
 
 from .hosts import registrable_domain
@@ -53,6 +54,7 @@ def nested_urls(url: ParsedUrl) -> list[ParsedUrl]:
 _ONWARD = re.compile(r"//|[a-z][a-z0-9+.-]*:/", re.IGNORECASE)
 _HOST_SHAPED = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.IGNORECASE)
 _RESERVED = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "lan"})
+_DOTS = str.maketrans(dict.fromkeys("\u3002\uff0e\uff61", "."))
 _INVISIBLE = str.maketrans({"\t": None, "\n": None, "\r": None, "\\": "/"})
 
 
@@ -70,7 +72,8 @@ def sends_on(url: ParsedUrl) -> bool:
         if decoded == text:
             break
         text = decoded
-    text = text.translate(_INVISIBLE)
+    # A host is read as UTS #46 maps it: full-width letters, ideographic full stops.
+    text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).translate(_DOTS)
     if _ONWARD.search(text.replace("://" + url.host, "")):
         return True
     own = registrable_domain(url.host) or url.host
