@@ -48,6 +48,8 @@ _LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
 _MARKERS = " \t>-*+.):0123456789"
 # ... and footnote definitions, whose content is a container too (GFM's, python-markdown's).
 _FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
+# A destination that is an attribute's assignment (`onclick=...`, `src=//...`).
+_ASSIGNS = re.compile(r"<?[^\s\"'<>=/?#:]+=")
 _SPACE = re.compile(r"[ \t]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 # An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
@@ -202,6 +204,11 @@ class Slots:
                 continue
             if not definition:
                 continue
+            if self._writes_attributes(close, raw):
+                attribute: Reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
+                what = "definition written as a tag's attributes"
+                yield Opener(close, "\\]", construct, attribute, what, self._first(close))
+                continue
             used = self._first_image_use(close, image_uses)
             if used is None or (used > close and not self._complete(raw)):
                 continue
@@ -209,6 +216,16 @@ class Slots:
             if reasons:
                 what = "definition an image may use"
                 yield Opener(close, "\\]", construct, reasons, what, self._first(close))
+
+    def _writes_attributes(self, close: int, raw: str) -> bool:
+        """Would a use of this definition inside a raw tag, wherever it is (python-markdown
+        reads the reply's definitions before its text, and a `[label]` inside a tag's
+        attribute before the tag), write the tag an attribute: a destination that starts
+        `name=`, or a footnote's label holding one (its `id`)? The quotes of the link's
+        markup end the tag's value, and what follows is the tag's."""
+        label = self.text[self.opening(close) + 1 : close]
+        destination = raw.split(None, 1)[0] if raw.strip() else ""
+        return _ASSIGNS.match(destination) is not None or (label.startswith("^") and "=" in label)
 
     def _first_image_use(self, close: int, image_uses: Mapping[str, int]) -> int | None:
         """Where an image first uses the label whose `]` is at `close` (-1: an earlier

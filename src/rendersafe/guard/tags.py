@@ -39,8 +39,14 @@ _ATTRIBUTE = re.compile(
     r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*("[^"]*"?|'[^']*'?|(?:\\>|[^\t\n\f\r >])*))?"""
 )
 _BEFORE_END = re.compile(r"[\t\n\f\r /]*")
-# A link's or an image's syntax that python-markdown writes as markup with quotes.
-_OPENS_MARKUP = re.compile(r"\]\(|!\[|\]\[")
+# A link's, an image's or an autolink's syntax that python-markdown writes as markup
+# with quotes; and a tag's name and attributes as the browser reads its output.
+_OPENS_MARKUP = re.compile(r"\]\(|!\[|\]\[|<[a-zA-Z][a-zA-Z0-9+.-]*:")
+_PLAIN_NAME_END = re.compile(r"[\t\n\f\r />]")
+_PLAIN_ATTRIBUTE = re.compile(
+    r"""[\t\n\f\r /]*[^\t\n\f\r />][^\t\n\f\r /=>]*"""
+    r"""(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:"[^"]*"?|'[^']*'?|[^\t\n\f\r >]*))?"""
+)
 # What a renderer may take off a line's start before a tag over lines reaches the
 # browser: a quote's markers (python-markdown), white space of any kind (marko); and
 # whether a text holds any that the browser would not read as white space anyway.
@@ -137,8 +143,9 @@ def read_tags(
     """The start tags in `text` that could fetch or run something, each `<` once
     (`skip`: offsets not to read from, such as code); and those of other `readings`
     of it (python-markdown's, with its definitions' lines taken out), and of the text
-    as a renderer may hand it over with its lines' starts taken off (`_Joined`).
-    `labels`: a definition before the text may name a `[label]` in it."""
+    as a renderer may hand it over with its lines' starts taken off (`_Joined`); and
+    the tags python-markdown writes markup into (`_Expansions`; `labels`: a definition
+    before the text may name a `[label]` in it, one after it is escaped itself)."""
     found = set()
     reader = _Reader(text, fetches)
     for tag in _tags(text, skip, fetches, reader):
@@ -154,10 +161,10 @@ def read_tags(
             if start not in found:
                 found.add(start)
                 yield replace(tag, start=start)
-    expands = _Expansions(text, labels)
+    expands = _Expansions(text, labels or "]:" in text)
     if expands.some:
         for pos, name_start, name_end in _starts(text, skip):
-            if pos not in found and expands.within(pos, name_end, reader.rest(name_end).end):
+            if pos not in found and expands.within(name_start):
                 name = text[name_start:name_end].lower()
                 yield Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[markdown]")
 
@@ -284,31 +291,50 @@ class _Reader:
 
 
 class _Expansions:
-    """Where python-markdown may write markup inside a tag: it reads links and images
-    (and a `[label]` a definition names) before raw HTML, so one inside an attribute's
-    value is written there as `<img alt="..." src="...">`, whose quotes end the value
-    and make its alt text, destination or title attributes of the tag
-    (`<b title="![x onerror=alert(1) ](y)">`)."""
+    """Where python-markdown may write markup inside a tag: it reads links, images,
+    references and autolinks before raw HTML, so one
+    inside an attribute's value is written there as `<img alt="..." src="...">` or
+    `<a href="...">`, whose quotes end the value and make the alt text, the destination
+    or the title attributes of the tag (`<b title="![x onerror=alert(1) ](y)">`). A
+    backslash escapes no `<` there, and none of a tag's `>`: the tag is read as the
+    browser reads python-markdown's output."""
 
     def __init__(self, text: str, labels: bool) -> None:
         self.text = text
         self.openers = [m.start() for m in _OPENS_MARKUP.finditer(text)]
-        self.labels = labels or "]:" in text  # some `[label]` may be a reference
-        self.opens = [m.start() for m in re.finditer(r"\[", text)] if self.labels else []
-        self.closes = [m.start() for m in re.finditer(r"\]", text)] if self.labels else []
+        # A `[label]` a definition names (a later definition that would write attributes
+        # is escaped itself: `constructs.Slots`).
+        self.opens = [m.start() for m in re.finditer(r"\[", text)] if labels else []
+        self.closes = [m.start() for m in re.finditer(r"\]", text)] if self.opens else []
         self.some = bool(self.openers or self.opens)
+        self.ends: dict[int, int] = {}
 
-    def within(self, lt: int, start: int, end: int) -> bool:
-        """Does the tag whose `<` is at `lt` hold one in its attributes, `text[start:end]`?
-        A `<` a backslash escapes starts no tag python-markdown writes."""
-        text = self.text
-        escapes = lt - len(text[max(0, lt - 64) : lt].rstrip("\\")) - max(0, lt - 64)
-        if escapes % 2:
-            return False
-        if _first_in(self.openers, start, end) is not None:
+    def within(self, name_start: int) -> bool:
+        """Does the tag whose name starts at `name_start` hold one in its attributes?"""
+        start = _PLAIN_NAME_END.search(self.text, name_start)
+        begin = start.start() if start is not None else len(self.text)
+        end = self._end(begin)
+        if _first_in(self.openers, begin, end) is not None:
             return True
-        opened = _first_in(self.opens, start, end)
+        opened = _first_in(self.opens, begin, end)
         return opened is not None and _first_in(self.closes, opened, end) is not None
+
+    def _end(self, pos: int) -> int:
+        """Where the browser ends the tag whose attributes start at `pos` (each offset's
+        end remembered: tags in a run of tags share what follows)."""
+        chain: list[int] = []
+        text = self.text
+        while pos not in self.ends:
+            chain.append(pos)
+            end = _BEFORE_END.match(text, pos).end()  # type: ignore[union-attr]
+            if end >= len(text) or text[end] == ">" or len(chain) > MAX_ATTRIBUTES:
+                self.ends[pos] = end
+                break
+            pos = _PLAIN_ATTRIBUTE.match(text, pos).end()  # type: ignore[union-attr]
+        found = self.ends[pos]
+        for start in chain:
+            self.ends[start] = found
+        return found
 
 
 def _first_in(positions: list[int], start: int, end: int) -> int | None:
