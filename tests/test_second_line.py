@@ -4,12 +4,16 @@ tests/fixtures/default/second_line.md and regressions_second_line.md; the fuzzer
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from rendersafe import Sanitizer
 from rendersafe.findings import Reason
 from rendersafe.guard.schemes import CSS_DANGER, markdown_readings, script_url
 from rendersafe.guard.tags import read_tags
+from soup import problems
 
 SCRIPTS = [
     "javascript:alert(1)",
@@ -113,3 +117,21 @@ def test_a_finding_on_an_escaped_label_starts_at_its_bracket(text: str) -> None:
     (finding,) = Sanitizer().run(text).findings
     assert text[finding.start] == "["
     assert finding.column == finding.start + 1
+
+
+def _markdown_in_tags() -> list[dict[str, object]]:
+    path = Path(__file__).parent / "data" / "markdown_in_tags.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("case", _markdown_in_tags(), ids=lambda case: str(case["input"])[:40])
+def test_markdown_python_markdown_writes_inside_a_tag_gives_it_no_attribute(
+    case: dict[str, object],
+) -> None:
+    """A red team's inputs (each gave python-markdown's output an `on*` attribute: a link,
+    an image, a reference or an autolink inside a tag's value, the tag's `<` after a
+    backslash, a definition after the tag): after sanitising, no renderer's page has an
+    event handler, and a second run changes nothing."""
+    text = Sanitizer().run(str(case["input"])).text
+    assert [p for p in problems(text) if "event handler" in p] == []
+    assert Sanitizer().run(text).text == text
