@@ -236,3 +236,12 @@ def test_an_opener_a_forced_cut_splits_from_its_construct_stays_open(tail: str) 
     assert "evil.example" not in output or "<img" not in output
     assert "![a](" not in output
     assert "<javascript:" not in output
+
+
+@pytest.mark.parametrize("text", ["[\n\n]: //e[", "{on=}[", "l.x\x02e/\u200d\n://"])
+def test_a_unit_that_does_not_settle_comes_back_the_same_when_run_again(text: str) -> None:
+    """The answer for a unit whose re-check does not settle escapes each opener once: a
+    `[` a backslash already escapes is left as it is (another backslash would escape
+    the first and leave the `[` open, one more on every run)."""
+    once = Sanitizer().run(text).text
+    assert Sanitizer().run(once).text == once

@@ -48,6 +48,14 @@ _LABEL = re.compile(r"\[((?:[^\[\]\\]|\\.){0,999})\]")
 _MARKERS = " \t>-*+.):0123456789"
 # ... and footnote definitions, whose content is a container too (GFM's, python-markdown's).
 _FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
+# A link inside a destination, which python-markdown writes as its text before it reads
+# the destination (its own destination and title, to the first `)`).
+_INNER_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\((?:[^()\n\\]|\\.|\([^()\n]*\))*\)")
+_INNER_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_INNER_WINDOW = 2048
+# A definition's line as python-markdown reads it: a title may follow the destination
+# with no space before it (`url" u"` is `url` titled ` u`).
+_TITLE_AFTER = re.compile(r"""\S+?(?:(["']).*\1|\(.*\))[ \t]*""")
 # A destination that is an attribute's assignment (`onclick=...`, `src=//...`).
 _ASSIGNS = re.compile(r"<?[^\s\"'<>=/?#:]+=")
 _SPACE = re.compile(r"[ \t]")
@@ -61,7 +69,12 @@ _ALT_BREAKS_OUT = "raw HTML with a quote in an image's text"
 _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
-_LIST_NAME = re.compile(r"(?<![\w:.-])([A-Za-z_:][\w:.-]*)[ \t]*=")
+# An attribute list's names as python-markdown reads them: anything up to `=` (it writes
+# the characters a name may not hold as `_`: `oncl\x00ick` is `oncl_ick`), and words.
+_LIST_NAME = re.compile(
+    r"""(?<![^ \t\n\r\f\v{:])([^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*)[ \t]*="""
+)
+_LIST_WORD = re.compile(r"""(?<![^ \t\n\r\f\v{:])[^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*""")
 _SET_ATTRIBUTES = frozenset(
     {
         "src",
@@ -165,7 +178,10 @@ class Slots:
     def _complete(raw: str) -> bool:
         """Does a definition's line end after its destination, or go on with a title?
         (Else it defines something only in a prefix cut after the destination.)"""
-        line = raw.split("\n", 1)[0].split(None, 1)
+        first = raw.split("\n", 1)[0]
+        line = first.split(None, 1)
+        if _TITLE_AFTER.match(first.strip()) is not None:
+            return True  # python-markdown's title may start inside the destination's run
         return bool(line) and (len(line) == 1 or line[1][0] in "\"'(")
 
     def image_may_fetch(self, bang: int, end: int) -> bool:
@@ -197,7 +213,8 @@ class Slots:
         follows on its line."""
         for close, definition, raw in self.slots:
             construct = Construct.REFERENCE_DEFINITION if definition else Construct.LINK
-            readings = markdown_readings(raw if not definition else raw.split(None, 1)[0])
+            sources = _destinations(raw) if not definition else {raw.split(None, 1)[0]}
+            readings = {r for source in sources for r in markdown_readings(source)}
             if any(script_url(_up_to_end(r)) for r in readings):
                 script: Reasons = (Reason.SCHEME_NOT_ALLOWED,)
                 yield Opener(close, "\\]", construct, script, "script URL", self._first(close))
@@ -249,11 +266,23 @@ def _up_to_end(raw: str) -> str:
     return raw[:end]
 
 
+def _destinations(raw: str) -> set[str]:
+    """A destination as renderers end it (`_up_to_end`), and as python-markdown reads it
+    with the links and code spans inside it written as their text first
+    (`ht[tp](u)s://host` is `https://host` to it, ``` ``javascript:x`` ``` a script)."""
+    found = {_up_to_end(raw)}
+    if "](" in raw:
+        found.add(_up_to_end(_INNER_LINK.sub(r"\1", raw[:_INNER_WINDOW])))
+    if "`" in raw:
+        found.add(_up_to_end(_INNER_CODE.sub(r"\2", raw[:_INNER_WINDOW])))
+    return found
+
+
 def _fetch_reasons(raw: str, fetches: ImageFetches, *, definition: bool = False) -> Reasons:
     """Why an image may not fetch the URL `raw` starts with, in any reading: up to
     white space, or (python-markdown's inline destinations) up to a space, its line
     breaks taken out by the browser."""
-    for reading in markdown_readings(_up_to_end(raw)):
+    for reading in {r for d in _destinations(raw) for r in markdown_readings(d)}:
         stripped = reading.strip()
         if not stripped:
             continue
@@ -326,6 +355,8 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if close < 0:
             continue
         names = {n.lower() for n in _LIST_NAME.findall(text, pos + 1, close)}
+        if text.startswith("{:", pos):  # a bare word sets itself (`{: onclick}`)
+            names |= {w.lower() for w in _LIST_WORD.findall(text, pos + 2, close)}
         if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)

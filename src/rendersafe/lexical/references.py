@@ -38,18 +38,19 @@ _DEFINITION_START = re.compile(
 )
 # A label may run over lines, blank ones too (mistune and marko read `[` NEWLINE NEWLINE
 # `r]: u` as a definition of `r`). After the destination: the line's end, or a title's
-# opener (python-markdown's title runs to the last quote of the line); text of any other
+# opener (python-markdown's title runs to the last quote of the line, and may start right
+# after the destination; its footnotes' bodies end a line at Unicode white space); text of any other
 # kind after it makes the line a paragraph in every renderer (`[r]: u ![r]` defines
 # nothing).
 # The end of a label a `[` before the text opened, and the definition after it.
 _CONTINUED = re.compile(
     r"(?:\\.|[^\\\[\]]){0,999}\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|[^ \t\n\x0b\x0c\r]+)"
-    r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
+    r"(?=[^\S\n]*(?:\n|\Z)|[ \t]*[\"'(])"
 )
 _DEFINITION = re.compile(
-    r"(?:\[\^[^\]\n]*\]:[ \t]*(?:(?:[*+:-]|\d{1,9}[.)])[ \t]+)*)?"
+    r"(?:\[\^[^\]]{0,999}\]:[ \t]*(?:(?:[*+:-]|\d{1,9}[.)])[ \t]+)*)?"
     r"\[((?:\\.|[^\\\[\]]){0,999})\]:(?>[ \t]*)(?:\n(?>[ \t>]*))?(<[^>\n]*>?|[^ \t\n\x0b\x0c\r]+)"
-    r"(?=[ \t]*(?:\n|\Z)|[ \t]+[\"'(])"
+    r"(?=[^\S\n]*(?:\n|\Z)|[ \t]*[\"'(])"
 )
 
 

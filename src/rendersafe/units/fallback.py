@@ -3,8 +3,9 @@
 Every pass that changes a unit is checked again; one that keeps changing means two
 readings disagree about what an edit did. Refusing the reply would let an attacker
 who can make a model write one odd tag deny every reply, so the unit is neutralised
-instead, without any parser's opinion: every `<` and `[` is escaped (no tag, comment,
-autolink, link, image or reference can start) and every word a renderer could link
+instead, without any parser's opinion: every `<`, `[` and `{` is escaped (no tag,
+comment, autolink, link, image, reference or attribute list can start) and every word a
+renderer could link
 is removed. What a stream already sent of the unit (up to its first opener or
 URL-like word) is not touched.
 """
@@ -19,7 +20,7 @@ from .segment import Unit
 
 __all__ = ["boundary_finding", "neutralise_unit", "unsettled_finding"]
 
-_OPENERS = re.compile(r"[<\[]")
+_OPENERS = re.compile(r"[<\[{]")
 _WORD = re.compile(r"\S+")
 
 
@@ -28,9 +29,23 @@ def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None =
     `link_marker` (already escaped for Markdown), from where a stream stops sending
     (`hold`: what else a stream holds back, `engine.rendered`)."""
     keep, _held = sendable(unit.text, final=True, hold=hold)
-    rest = _OPENERS.sub(lambda m: "&lt;" if m.group() == "<" else "\\[", unit.text[keep:])
+    text = unit.text
+    rest = _OPENERS.sub(lambda m: _escape(text, keep + m.start()), text[keep:])
     rest = _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), rest)
     return unit.text[:keep] + rest
+
+
+def _escape(text: str, at: int) -> str:
+    """The opener at `at`, escaped: a `<` as a reference (python-markdown takes no
+    backslash for its escape); a `[` or a `{` (an attribute list's) with a backslash,
+    unless one already escapes it (another would escape the backslash and leave it
+    open: each run adding one)."""
+    if text[at] == "<":
+        return "&lt;"
+    run = at
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    return text[at] if (at - run) % 2 else "\\" + text[at]
 
 
 def unsettled_finding(
