@@ -56,8 +56,9 @@ _INNER_WINDOW = 2048
 # A definition's line as python-markdown reads it: a title may follow the destination
 # with no space before it (`url" u"` is `url` titled ` u`).
 _TITLE_AFTER = re.compile(r"""\S+?(?:(["']).*\1|\(.*\))[ \t]*""")
-# A destination that is an attribute's assignment (`onclick=...`, `src=//...`).
-_ASSIGNS = re.compile(r"<?[^\s\"'<>=/?#:]+=")
+# A destination that is an attribute's assignment (`onclick=...`, `src=//...`), or a
+# word a handler's name starts with (written as the tag's attribute `on"`).
+_ASSIGNS = re.compile(r"<?(?:[^\s\"'<>=/?#:]+=|on[a-z]*(?![\w./#?%:-]))", re.IGNORECASE)
 _SPACE = re.compile(r"[ \t]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 # An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
