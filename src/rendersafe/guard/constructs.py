@@ -50,15 +50,20 @@ _MARKERS = " \t>-*+.):0123456789"
 _FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
 # A link inside a destination, which python-markdown writes as its text before it reads
 # the destination (its own destination and title, to the first `)`).
-_INNER_LINK = re.compile(r"(?<!!)\[([^\[\]\n]*)\]\((?:[^()\n\\]|\\.|\([^()\n]*\))*\)")
+_INNER_LINK = re.compile(
+    r"""(?<!!)\[([^\[\]\n]*)\]\((?:"[^"\n]*"|'[^'\n]*'|[^()\n\\]|\\.|\n(?!\n)|\([^()\n]*\))*\)"""
+)
 _INNER_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _INNER_WINDOW = 2048
 # A definition's line as python-markdown reads it: a title may follow the destination
 # with no space before it (`url" u"` is `url` titled ` u`).
 _TITLE_AFTER = re.compile(r"""\S+?(?:(["']).*\1|\(.*\))[ \t]*""")
-# A destination that is an attribute's assignment (`onclick=...`, `src=//...`), or a
-# word a handler's name starts with (written as the tag's attribute `on"`).
-_ASSIGNS = re.compile(r"<?(?:[^\s\"'<>=/?#:]+=|on[a-z]*(?![\w./#?%:-]))", re.IGNORECASE)
+# A destination that is an attribute's assignment (`onclick=...`, `src=//...`, after a
+# `/` the browser reads as a separator: `a/onclick=...`), or a word a handler's name
+# starts with (written as the tag's attribute `on"`).
+_ASSIGNS = re.compile(
+    r"<?(?:[^\s\"'<>=/?#:]+=|on[a-z]*(?![\w./#?%:-])|(?:\S*[/\s])?on[a-z]+[ \t]*=)", re.IGNORECASE
+)
 _SPACE = re.compile(r"[ \t]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 # An alt text nothing could end elsewhere: no bracket, backtick, tag or escape in it.
@@ -71,11 +76,10 @@ _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
 # An attribute list's names as python-markdown reads them: anything up to `=` (it writes
-# the characters a name may not hold as `_`: `oncl\x00ick` is `oncl_ick`), and words.
+# the characters a name may not hold as `_`: `oncl\x00ick` is `oncl_ick`).
 _LIST_NAME = re.compile(
     r"""(?<![^ \t\n\r\f\v{:])([^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*)[ \t]*="""
 )
-_LIST_WORD = re.compile(r"""(?<![^ \t\n\r\f\v{:])[^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*""")
 _SET_ATTRIBUTES = frozenset(
     {
         "src",
@@ -356,8 +360,6 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if close < 0:
             continue
         names = {n.lower() for n in _LIST_NAME.findall(text, pos + 1, close)}
-        if text.startswith("{:", pos):  # a bare word sets itself (`{: onclick}`)
-            names |= {w.lower() for w in _LIST_WORD.findall(text, pos + 2, close)}
         if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
