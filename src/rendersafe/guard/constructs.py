@@ -286,7 +286,11 @@ def _destinations(raw: str) -> set[str]:
 def _fetch_reasons(raw: str, fetches: ImageFetches, *, definition: bool = False) -> Reasons:
     """Why an image may not fetch the URL `raw` starts with, in any reading: up to
     white space, or (python-markdown's inline destinations) up to a space, its line
-    breaks taken out by the browser."""
+    breaks taken out by the browser. A destination holding a link (a `[` before its first
+    `)`, a `](` after it) is read by python-markdown in ways no one reading models
+    whole (its nested parentheses): such an image fetches nothing."""
+    if not definition and _holds_link(raw):
+        return (Reason.IMAGE_HOST_NOT_ALLOWED,)
     for reading in {r for d in _destinations(raw) for r in markdown_readings(d)}:
         stripped = reading.strip()
         if not stripped:
@@ -299,6 +303,12 @@ def _fetch_reasons(raw: str, fetches: ImageFetches, *, definition: bool = False)
             if reasons:
                 return reasons
     return ()
+
+
+def _holds_link(raw: str) -> bool:
+    bracket = raw.find("[", 0, _INNER_WINDOW)
+    close = raw.find(")", 0, _INNER_WINDOW)
+    return bracket >= 0 and (close < 0 or bracket < close) and "](" in raw[bracket:_INNER_WINDOW]
 
 
 def images(
