@@ -306,9 +306,15 @@ def _fetch_reasons(raw: str, fetches: ImageFetches, *, definition: bool = False)
 
 
 def _holds_link(raw: str) -> bool:
+    """Does the destination `raw` starts hold a link, `[` before its first `)`, then a
+    `](` and two `)` after it (the link's and the destination's own ends)?"""
     bracket = raw.find("[", 0, _INNER_WINDOW)
     close = raw.find(")", 0, _INNER_WINDOW)
-    return bracket >= 0 and (close < 0 or bracket < close) and "](" in raw[bracket:_INNER_WINDOW]
+    if bracket < 0 or 0 <= close < bracket:
+        return False
+    opening = raw.find("](", bracket, _INNER_WINDOW)
+    inner_end = raw.find(")", opening + 2, _INNER_WINDOW) if opening >= 0 else -1
+    return inner_end >= 0 and raw.find(")", inner_end + 1, _INNER_WINDOW) >= 0
 
 
 def images(
