@@ -51,9 +51,9 @@ _FOOTNOTES = re.compile(r"\[\^[^\]\n]*\]:")
 # A link inside a destination, which python-markdown writes as its text before it reads
 # the destination (its own destination and title, to the first `)`).
 _INNER_LINK = re.compile(
-    r"""(?<!!)\[([^\[\]\n]*)\]\((?:"[^"\n]*"|'[^'\n]*'|[^()\n\\]|\\.|\n(?!\n)|\([^()\n]*\))*\)"""
+    r"""(?<!!)\[([^\[\]\n]*)\]\((?>"[^"\n]*"|'[^'\n]*'|[^()\n\\]|\\.|\n(?!\n)|\([^()\n]*\))*+\)"""
 )
-_INNER_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_INNER_CODE = re.compile(r"(`+)([^`]+)\1")
 _INNER_WINDOW = 2048
 # A definition's line as python-markdown reads it: a title may follow the destination
 # with no space before it (`url" u"` is `url` titled ` u`).
