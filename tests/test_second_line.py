@@ -135,3 +135,31 @@ def test_markdown_python_markdown_writes_inside_a_tag_gives_it_no_attribute(
     text = Sanitizer().run(str(case["input"])).text
     assert [p for p in problems(text) if "event handler" in p] == []
     assert Sanitizer().run(text).text == text
+
+
+LONE_CARRIAGE_RETURNS = [
+    "a\r<script'\n\nsrc=//evil.example/p>",
+    "\r<script'\n\nsrc=//evil.example/p>",
+    "a\r<pre'x\n\n<x src=//evil.example/p>",
+    "x\n[r\\]]: \r<script'><base href=//evil.example/>\n\n`<img src=//evil.example/a.p>`",
+    "a\r<!--\n\n<img src=//evil.example/p>\n\n-->\n",
+    "a\r```\nx\n\n```\r<img src=//evil.example/p>\n",
+    "x\n```\ncode\r```\r\n\n<img src=//evil.example/q.png>\n",
+    "a\r\r<div>\n\n<img src=//evil.example/p>\n</div>\n",
+]
+
+
+@pytest.mark.parametrize("tail", LONE_CARRIAGE_RETURNS)
+@pytest.mark.parametrize("lead", ["", "Intro with a [link](https://example.com/a).\n\n"])
+def test_a_lone_carriage_return_ends_a_line_for_the_segmenter(lead: str, tail: str) -> None:
+    """A `\\r` not before `\\n` ends a line for every renderer, so a raw block may open
+    after it (mistune reads `<script'` to the end of the text, blank lines and all):
+    the segmenter reads the lines it ends, cuts no unit inside that block, and no
+    renderer fetches anything, whole or streamed in any chunk size."""
+    text = lead + tail
+    one = Sanitizer().run(text).text
+    assert problems(one) == []
+    for size in (1, 3, 64):
+        stream = Sanitizer().stream()
+        out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+        assert out + stream.close() == one

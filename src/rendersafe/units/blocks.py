@@ -17,7 +17,10 @@ __all__ = ["MAX_RAW_DEPTH", "SPACE", "OpenBlocks"]
 
 _FENCE: Final = re.compile(r" {0,3}(`{3,}|~{3,})")
 # A line that may close a fence: every other line inside one is the fence's text.
-_FENCE_LINE: Final = re.compile(r"^ {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+_FENCE_LINE: Final = re.compile(r"(?:^|(?<=\r)) {0,3}(?:`{3,}|~{3,})", re.MULTILINE)
+# A carriage return not before a line feed ends a line for every renderer (CommonMark,
+# mistune), so a block may open or close after it in the middle of what `\n` cuts.
+_LONE_CR: Final = re.compile(r"\r(?!\n)")
 # A blank line as CommonMark reads one: spaces and tabs only (`\xa0` and `\u3000` are
 # text to every renderer, and a cut after such a line would split a paragraph).
 _BLANK_LINE: Final = re.compile(r"^[ \t\r]*$", re.MULTILINE)
@@ -110,7 +113,15 @@ class OpenBlocks:
         self.blank = not text[last:end].strip(SPACE)
 
     def track(self, line: str) -> None:
-        """Update what is open with one complete line."""
+        """Update what is open with one complete line (the lines a lone `\r` ends in
+        it, each in turn)."""
+        if "\r" in line and _LONE_CR.search(line):
+            for part in _LONE_CR.split(line):
+                self._track(part + "\n")
+            return
+        self._track(line)
+
+    def _track(self, line: str) -> None:
         self.closed_fence = False
         was_raw, chained = self.raw, self.raw_closed
         if self.fence is not None:

@@ -31,19 +31,21 @@ from .blocks import SPACE, OpenBlocks
 __all__ = ["Segmenter", "Unit"]
 
 # What ends a run of lines that can neither cut a unit nor open a block: a risky
-# character or word, or a line starting a fence or raw HTML.
+# character or word, a line starting a fence or raw HTML, or a lone `\r` (a line end,
+# after which one may start: `OpenBlocks.track`).
 _QUIET_END: Final = re.compile(
-    rf"^[ ]{{0,3}}[`~<]|{CHARACTER_OPENER.pattern}|{URLISH.pattern}",
+    rf"^[ ]{{0,3}}[`~<]|\r(?!\n)|{CHARACTER_OPENER.pattern}|{URLISH.pattern}",
     re.MULTILINE | re.IGNORECASE,
 )
 # A line blank as `OpenBlocks` reads one (spaces, tabs and carriage returns: `\r \n` is two
-# line ends around a space to markdown-it), one that may open a block, or one with a tag.
-_NOT_PLAIN: Final = re.compile(r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*<)", re.MULTILINE)
+# line ends around a space to markdown-it), one that may open a block, or one with a tag
+# or a lone `\r`.
+_NOT_PLAIN: Final = re.compile(r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*(?:<|\r(?!\n)))", re.MULTILINE)
 # With rendered fences, a line holding a backtick run may open or close one for a UI
 # that pairs runs by pattern (`OpenBlocks.pattern`), and a line `hold` finds makes the
 # unit risky: neither is taken with others.
 _NOT_PLAIN_RENDERED: Final = re.compile(
-    r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*(?:<|```))", re.MULTILINE
+    r"^(?:[ \t\r]*$|[ ]{0,3}[`~<]|[^\n]*(?:<|\r(?!\n)|```))", re.MULTILINE
 )
 
 
