@@ -197,6 +197,47 @@ def test_soup_is_the_same_with_and_without_the_fast_path(
     assert problems(result.text) == [], result.text
 
 
+# Links one link channel counts (one character in a path segment or a query value),
+# each in a shape several renderers read apart (trailing punctuation, a bare URL, a
+# destination in angles), spread over paragraphs that are units of their own.
+_CHANNEL_LINKS = st.builds(
+    "{}https://e.example/{}/{}{}{}{}".format,
+    st.sampled_from(["[t](", "[t](<", "See ", "<", "(", "*", "_", "[t]: ", "`", "&lt;"]),
+    st.sampled_from(["c", "r"]),
+    st.sampled_from("abcdefg"),
+    st.sampled_from(["", ".png", "?q=1", ")", "&#98;", "&amp;", "%61", "_", "(x)", "\\"]),
+    st.sampled_from([")", ">)", ".", ">", "),", "", "_", "*", ")*", '"', "&gt;", "?", "'", ":"]),
+    st.sampled_from([" ", " word ", "\n"]),
+)
+channel_replies = st.lists(
+    st.lists(_CHANNEL_LINKS, min_size=1, max_size=5).map("".join),
+    min_size=1,
+    max_size=8,
+).map("\n\n".join)
+
+
+@FUZZ
+@given(channel_replies, st.integers(min_value=0, max_value=5))
+def test_link_channels_count_the_same_with_and_without_the_fast_path(text: str, size: int) -> None:
+    """The fast path certifies a unit whose links a link channel counts only when the
+    channel keeps them all, and counts every reading of them with it on or off
+    (`fast.prescans`): the same links are kept either way, whatever the units before."""
+    same(text, size=size)
+
+
+def test_a_unit_of_links_a_channel_counts_is_certified() -> None:
+    """A paragraph whose links have a one-character path segment (`/r/python`,
+    `/d/<id>`) is certified while the channel keeps them; past its few, the pass drops
+    the rest as it did."""
+    per_shape = ON.policy.max_beacon_images
+    links = [f"[{c}](https://e.example/c/{c})" for c in "abcdefghij"]
+    fits = "See " + ", ".join(links[:per_shape]) + ".\n"
+    assert certifies(fits)
+    over = "See " + ", ".join(links) + ".\n"
+    assert not certifies(over)
+    assert same(over).text != over
+
+
 @FUZZ
 @given(near_misses)
 def test_idempotent_with_the_fast_path(text: str) -> None:

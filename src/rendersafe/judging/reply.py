@@ -156,26 +156,28 @@ class ReplyJudge:
         self._links_peeked[shared] = verdict
         return verdict
 
-    def keeps_links(self, raws: Sequence[str]) -> bool:
-        """Are the links `raws`, judged in this order, all kept? Then each is judged, as
-        a pass judges them (its link channels count it); else none is, and the reply
-        remembers nothing new. Only without a conversation (with one, every URL judged
-        is remembered: `remembers_every_url`). Whether a channel takes them all does
-        not depend on their order (`LinkBeacons.admits_all`)."""
+    def keeps_links(self, links: Sequence[str] | Sequence[tuple[str, bool]]) -> bool:
+        """Are the links, judged in this order, all kept (each a raw URL, or a raw URL
+        and whether its entities are decoded)? Then each is judged, as a pass judges
+        them (its link channels count it); else none is, and the reply remembers
+        nothing new. Only without a conversation (with one, every URL judged is
+        remembered: `remembers_every_url`). Whether a channel takes them all does not
+        depend on their order (`LinkBeacons.admits_all`)."""
         if self._tracker is not None:
             return False
+        pairs = [(link, False) if isinstance(link, str) else link for link in links]
         counted: list[ParsedUrl] = []
-        for raw in raws:
-            verdict = self.peek(raw, Role.LINK)
+        for raw, decode in pairs:
+            verdict = self.peek(raw, Role.LINK, decode_entities=decode)
             if verdict is None:  # a link channel counts it: judged without counting
-                verdict = self._judged(raw, Role.LINK, False, count=False)
+                verdict = self._judged(raw, Role.LINK, decode, count=False)
                 counted.append(verdict.url)
             if verdict.action != "keep":
                 return False
         if counted and not self._links.admits_all(counted):
             return False
-        for raw in raws:
-            self.judge(raw, Role.LINK)
+        for raw, decode in pairs:
+            self.judge(raw, Role.LINK, decode_entities=decode)
         return True
 
     def _judge(self, raw: str, role: Role, decode_entities: bool) -> Verdict:

@@ -64,20 +64,21 @@ by construction, findings and carry included. Every condition, and why it is sou
   (`_simple_readings` shows it reading by reading).
 
 Judging must leave the reply's judge as the pass would. Without a conversation,
-`ReplyJudge.peek` answers only when the answer changes nothing the reply remembers
-(the unit goes to the pass when a link with a one-character component, a link
-channel's use, is not judged yet). With one, every URL judged is remembered (its
-tracker joins pieces across URLs): the candidates are judged for real, in order,
-and with the fast path off too (`prescans`), so the state is the same either way
-and the pass's own calls, a subset, are cache hits. That judges a few readings
-the pass alone would not (stricter, never looser).
+`ReplyJudge.peek` answers for a link no channel counts (its verdict changes nothing
+the reply remembers); the links a channel counts (a one-character component) are
+judged without counting, and then, when every candidate is kept and the channels
+take them all, counted for real (`ReplyJudge.keeps_links`). With a conversation,
+every URL judged is remembered (its tracker joins pieces across URLs): the
+candidates are judged for real, in order. Either way they are judged with the fast
+path off too (`prescans`), so the state is the same either way and the pass's own
+calls, a subset, are cache hits. That judges a few readings the pass alone would
+not (stricter, never looser: a channel may fill a little sooner).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 
 from markdown_it.common.utils import unescapeAll
 
@@ -91,7 +92,7 @@ from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown
 from ..lexical.inline import closing_paren, destination_readings
-from ..urls import INVISIBLE, Role, Verdict
+from ..urls import INVISIBLE, Role
 from . import angles
 from .definitions import certified_definitions
 
@@ -134,10 +135,11 @@ def enabled() -> bool:
 
 
 def prescans(judge: Judge) -> bool:
-    """Must `certified` run with the fast path off too? With a conversation, judging
-    a URL changes what the reply remembers, so the fast path judges its candidates
-    for real, and the same calls must be made whether the pass then runs or not."""
-    return isinstance(judge, ReplyJudge) and judge.remembers_every_url
+    """Must `certified` run with the fast path off too? Judging a URL may change what
+    the reply remembers (with a conversation, every URL; without one, a link a link
+    channel counts), so the fast path judges its candidates for real, every reading
+    of them, and the same calls must be made whether the pass then runs or not."""
+    return isinstance(judge, ReplyJudge)
 
 
 def certified(text: str, carry: Carry, judge: Judge) -> Delta | None:
@@ -160,19 +162,7 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
     if ("\\" in text and not _escapes_read(text, judge)) or _script_slot(text):
         return None
     candidates = _candidates(text, judge)
-    if candidates is None:
-        return None
-    if judge.remembers_every_url:
-        # Judged for real, in order, with the pass on or off (`prescans`): the state
-        # is the same either way, and the pass's own calls are cache hits.
-        if not judge.caches(len(candidates)):
-            return None
-        verdicts: Iterator[Verdict | None] = (
-            judge.judge(raw, Role.LINK, decode_entities=d) for raw, d in candidates
-        )
-    else:
-        verdicts = (judge.peek(raw, Role.LINK, decode_entities=d) for raw, d in candidates)
-    if any(verdict is None or verdict.action != "keep" for verdict in verdicts):
+    if candidates is None or not _all_kept(candidates, judge):
         return None
     return Delta(
         references={},
@@ -183,6 +173,21 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
         image_channels=carry.image_channels,
         healer=carry.healer.after(text),
     )
+
+
+def _all_kept(candidates: dict[tuple[str, bool], None], judge: ReplyJudge) -> bool:
+    """Are all the candidate links kept? Judged for real, in order, with the pass on
+    or off (`prescans`), so the state is the same either way and the pass's own calls
+    are cache hits: with a conversation, each (its tracker joins the pieces of every
+    URL); without one, all of them or none (`ReplyJudge.keeps_links`: every reading, so
+    a link channel may count one the pass does not judge, which only makes it
+    stricter)."""
+    if not judge.remembers_every_url:
+        return judge.keeps_links(list(candidates))
+    if not judge.caches(len(candidates)):
+        return False
+    verdicts = (judge.judge(raw, Role.LINK, decode_entities=d) for raw, d in candidates)
+    return all(verdict.action == "keep" for verdict in verdicts)
 
 
 def _plain(text: str, carry: Carry) -> bool:
