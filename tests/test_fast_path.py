@@ -252,6 +252,9 @@ ANGLES_CERTIFIED = (
     "| a | b |\n|---|---|\n| one<br>two | <b>bold</b> and a < b |",
     "Line one<br />line two, <sub>2</sub> and <SPAN>x</SPAN>.",
     "See <https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42s> for the talk.",
+    "<details>\n<summary>Why it fails</summary>\n\nThe [docs](https://docs.python.org/3/)"
+    " say so.\n\n</details>\n",
+    "> <details open>\n> <summary>More</summary>\n> Text <kbd>K</kbd>.\n> </details>",
 )
 ANGLES_TO_THE_PASS = (
     "<kbd>Ctrl</kbd> at a line start",
@@ -268,6 +271,12 @@ ANGLES_TO_THE_PASS = (
     "Text <b>x</b> and [a link](<https://docs.python.org/3/>)",
     "End </b>tag then &amp; an entity",
     "A <bx> tag that is not b",
+    "<details ontoggle=alert(1)>\n<summary>x</summary>\n</details>",
+    "<details open ontoggle=alert(1)>x</details>",
+    "<details>\n\n`<img src=//evil.example/y.png>`\n\n</details>",
+    "<details>\n<summary>x</summary>\n<kbd>K</kbd> at a line start\n</details>",
+    "<details title=x>x</details>",
+    "<div>\nblock\n</div>",
 )
 
 
