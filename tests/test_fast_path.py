@@ -586,3 +586,46 @@ def test_markdown_its_destination_is_read_as_markdown_it_reads_it(text: str, pos
 def test_markdown_its_destination_nests_as_markdown_it_does(text: str) -> None:
     parsed = parseLinkDestination(text, 0, len(text))
     assert fast._markdown_it_destination(text, 0) == (parsed.str if parsed.ok else "")
+
+
+def _certified_units(text: str) -> list[str]:
+    """The units of `text` the fast path certifies (asserting it changes nothing)."""
+    certified: list[str] = []
+    original = fast.certified
+
+    def spy(unit: str, carry: Carry, reply_judge: Any) -> Any:
+        delta = original(unit, carry, reply_judge)
+        if delta is not None:
+            certified.append(unit)
+        return delta
+
+    fast.certified = spy  # type: ignore[assignment]
+    try:
+        same(text)
+    finally:
+        fast.certified = original
+    return certified
+
+
+def test_footnotes_after_an_image_that_used_another_label_are_certified() -> None:
+    """An image used the label `fig` (it may be defined later); a block of footnotes
+    after it defines nothing it uses, in any renderer's matching: certified."""
+    notes = "[^1]: Smith, J. (2003). *On things*. https://www.nature.com/query\n"
+    text = "![Diagram][fig]\n\n" + notes
+    assert notes in _certified_units(text)
+
+
+@pytest.mark.parametrize(
+    "notes",
+    [
+        "[FIG]: Smith, J. (2003). https://www.nature.com/query\n",
+        "[ f i g ]: Smith, J. (2003). https://www.nature.com/query\n",
+        "[f\\ig]: Smith, J. (2003). https://www.nature.com/query\n",
+        "[f&#105;g]: Smith, J. (2003). https://www.nature.com/query\n",
+    ],
+)
+def test_a_label_an_image_used_leaves_its_unit_to_the_pass(notes: str) -> None:
+    """A `]:` whose label may be the one an image used before (case, white space, an
+    escape or an entity apart) goes to the pass, which judges it for that image."""
+    text = "![Diagram][fig]\n\n" + notes
+    assert notes not in _certified_units(text)

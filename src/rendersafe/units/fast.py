@@ -37,7 +37,9 @@ by construction, findings and carry included. Every condition, and why it is sou
   URL (the second line's slots), then something else on its line; so this unit
   defines nothing. With a `]:`, destinations are read in one match only
   (python-markdown's view deletes lines that start like a definition), and no
-  image label may be in force (the second line judges a `]:` an image may use);
+  `]:` may end a label an image before it used (the second line judges a `]:` an
+  image may use): each label is plain ASCII on one line and folds, case and white
+  space aside, as none of theirs (`_may_label_an_image`);
 - no `[` when earlier units defined references (markdown-it or lenient), unless
   no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
   the next bracket (or the end) is ASCII without `&` and, read lower case without
@@ -85,6 +87,7 @@ from markdown_it.common.utils import unescapeAll
 from ..config import FAST_PATH_ENV
 from ..engine.carry import Carry, Delta
 from ..engine.rendered import PROSE_MATH
+from ..engine.tables import Table
 from ..guard.controls import CONTROLS
 from ..guard.schemes import markdown_readings, script_url
 from ..judging import Judge, ReplyJudge
@@ -92,6 +95,7 @@ from ..lexical.bare import bare_readings
 from ..lexical.decide import WINDOW
 from ..lexical.destinations import PythonMarkdown
 from ..lexical.inline import closing_paren, destination_readings
+from ..markdown.labels import label_keys
 from ..urls import INVISIBLE, Role
 from . import angles
 from .definitions import certified_definitions
@@ -110,6 +114,8 @@ _AFTER_COLON = re.compile(r"\]:(?=[ \t]*([^ \t\n]*)[ \t]*(.?))")
 _PLAIN_RUN = re.compile(r"[A-Za-z0-9.,;!?*_~/+%#=@$^-]+")
 # An escape the fast path does not read past (the conditions above).
 _ESCAPE_TO_THE_PASS = re.compile(r"\\(?:[<`&]|\Z)")
+# A label no renderer reads two ways: ASCII on one line, with no escape, entity or bracket.
+_PLAIN_LABEL = re.compile(r"[ -%'-Z^-~]*")
 _MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
 # What a bracket that may be a label holds, up to the next bracket or the end (a
 # healing renderer closes it anywhere there: `healers.reference_labels`).
@@ -201,13 +207,34 @@ def _plain(text: str, carry: Carry) -> bool:
     ):
         return False
     if "]:" in text and (
-        carry.image_labels or carry.labels_overflowed or not _defines_nothing(text)
+        carry.labels_overflowed
+        or not _defines_nothing(text)
+        or (carry.image_labels and _may_label_an_image(text, carry.image_labels))
     ):
         return False
     if "![" in text or ("!" in text and not text.isascii() and _IMAGE.search(text)):
         return False  # (the invisibles are not ASCII)
     # python-markdown moves entities after `-->` or `]]>` out of the way.
     return "&" not in text or ("-->" not in text and "]]>" not in text)
+
+
+def _may_label_an_image(text: str, used: Table[bool]) -> bool:
+    """May a `]:` in `text` end a label an image before it used (`used`: their keys
+    under every renderer's matching)? Its label runs from the `[` before it; one that
+    is not plain ASCII on one line, or folds as one of them does (`_folded`: white
+    space aside too, stricter than any renderer), may."""
+    folded: set[str] | None = None
+    for match in _AFTER_COLON.finditer(text):
+        at = match.start()
+        start = text.rfind("[", 0, at) + 1
+        label = text[start:at]
+        if not start or not _PLAIN_LABEL.fullmatch(label):
+            return True
+        if folded is None:
+            folded = {_folded(key) for key in used}
+        if _folded(label) in folded or any(key in used for key in label_keys(label)):
+            return True
+    return False
 
 
 def _defines_nothing(text: str) -> bool:
