@@ -548,9 +548,19 @@ def test_a_label_a_healer_closes_at_a_prefix_is_used() -> None:
     assert result.text.endswith("See text here.")
 
 
-def test_a_flood_of_labels_is_left_to_the_pass() -> None:
-    definitions = "".join(f"[l{i}]: https://docs.python.org/3/{i}\n" for i in range(65))
-    assert not _certified_after_definitions("A [bracket] here.", definitions + "\n")
+FLOOD = "".join(f"[l{i}]: https://docs.python.org/3/{i}\n" for i in range(500)) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("unit", "certified"),
+    [("A [bracket] here.", True), ("A [L 499] here.", False), ("[a][l4x] b", False)],
+)
+def test_a_flood_of_labels_is_read_as_a_few(unit: str, certified: bool) -> None:
+    """After hundreds of definitions a unit is certified as after a few (their folded
+    labels are read once, not per unit), and one that may use one still is not (`[a][l4x`
+    stopped at `[a][l4` uses `l4`)."""
+    assert _certified_after_definitions(unit, FLOOD) is certified
+    same(FLOOD + unit)
 
 
 def test_the_switch_is_read_when_a_sanitizer_is_built(monkeypatch: pytest.MonkeyPatch) -> None:

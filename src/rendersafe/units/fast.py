@@ -81,6 +81,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from markdown_it.common.utils import unescapeAll
 
@@ -116,7 +117,6 @@ _PLAIN_RUN = re.compile(r"[A-Za-z0-9.,;!?*_~/+%#=@$^-]+")
 _ESCAPE_TO_THE_PASS = re.compile(r"\\(?:[<`&]|\Z)")
 # A label no renderer reads two ways: ASCII on one line, with no escape, entity or bracket.
 _PLAIN_LABEL = re.compile(r"[ -%'-Z^-~]*")
-_MOST_LABELS_SCANNED = 64  # labels defined before a unit that `_uses_no_label` reads
 # What a bracket that may be a label holds, up to the next bracket or the end (a
 # healing renderer closes it anywhere there: `healers.reference_labels`).
 _LABEL_SPAN = re.compile(r"\[([^\[\]]*)")
@@ -272,30 +272,61 @@ def _escapes_read(text: str, judge: ReplyJudge) -> bool:
 
 def _uses_no_label(text: str, carry: Carry) -> bool:
     """Can no bracket of `text` use a label the units before it defined, under any
-    renderer's label matching (the conditions above)? A long list of labels (a flood
-    of definitions) is left to the pass, which looks each use up."""
+    renderer's label matching (the conditions above)? The labels are folded once per
+    set of tables (`_carried_labels`), so a reply with many definitions costs no more
+    per unit than one with a few."""
     if carry.healer.brackets:
         return False
-    tables = (carry.references, carry.definitions, carry.lenient_by_key)
-    if sum(len(table) for table in tables) > _MOST_LABELS_SCANNED:
-        return False
-    labels = {_folded(label) for table in tables for label in table}
-    if any(not key or not key.isascii() or "[" in key or "]" in key for key in labels):
+    labels = _carried_labels(carry)
+    if not labels.plain:
         return False
     return not any(_may_use(text, match, labels) for match in _LABEL_SPAN.finditer(text))
 
 
-def _may_use(text: str, match: re.Match[str], labels: set[str]) -> bool:
+@dataclass(frozen=True, slots=True)
+class _Labels:
+    """The labels earlier units defined, folded (`_folded`), and what `_may_use` asks of
+    them: their lengths, and whether every one is plain."""
+
+    folded: frozenset[str]
+    lengths: tuple[int, ...]
+    plain: bool  # each non-empty ASCII without a bracket
+
+
+# The folded labels of the carries' tables seen last, by the tables' identities (kept
+# with them, so an identity is never another table's).
+_LABELS: dict[tuple[int, int, int], tuple[tuple[object, ...], _Labels]] = {}
+_MOST_LABEL_SETS = 256
+
+
+def _carried_labels(carry: Carry) -> _Labels:
+    """The labels `carry`'s tables define, folded once per set of tables: a unit that
+    defines nothing leaves them as they were, so the next one finds them here."""
+    tables = (carry.references, carry.definitions, carry.lenient_by_key)
+    key = (id(tables[0]), id(tables[1]), id(tables[2]))
+    found = _LABELS.get(key)
+    if found is not None and all(a is b for a, b in zip(found[0], tables, strict=True)):
+        return found[1]
+    folded = frozenset(_folded(label) for table in tables for label in table)
+    plain = all(k and k.isascii() and "[" not in k and "]" not in k for k in folded)
+    labels = _Labels(folded, tuple(sorted({len(k) for k in folded})), plain)
+    if len(_LABELS) >= _MOST_LABEL_SETS:
+        _LABELS.clear()
+    _LABELS[key] = (tables, labels)
+    return labels
+
+
+def _may_use(text: str, match: re.Match[str], labels: _Labels) -> bool:
     """May the bracket of `match` use one of the (folded) `labels`?"""
     span = match.group(1)
     if not span.isascii() or "&" in span or "\\" in span or ("\n" in span and ">" in span):
         return True  # (a blockquote's `>` is not in the label markdown-it reads)
     folded = _folded(span)
-    if folded in labels:
+    if folded in labels.folded:
         return True
     # `[a][rx`: a healer stopped after `[a][r` closes the label `r`.
     after_label = match.start() > 0 and text[match.start() - 1] == "]"
-    return after_label and any(map(folded.startswith, labels))
+    return after_label and any(folded[:n] in labels.folded for n in labels.lengths)
 
 
 def _folded(label: str) -> str:
