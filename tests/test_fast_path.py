@@ -205,7 +205,23 @@ _CHANNEL_LINKS = st.builds(
     st.sampled_from(["[t](", "[t](<", "See ", "<", "(", "*", "_", "[t]: ", "`", "&lt;"]),
     st.sampled_from(["c", "r"]),
     st.sampled_from("abcdefg"),
-    st.sampled_from(["", ".png", "?q=1", ")", "&#98;", "&amp;", "%61", "_", "(x)", "\\"]),
+    st.sampled_from(
+        [
+            "",
+            ".png",
+            "?q=1",
+            ")",
+            "&#98;",
+            "&amp;",
+            "%61",
+            "_",
+            "(x)",
+            "\\",
+            "&lt;",
+            "&#61",
+            "?c=a&lt;",
+        ]
+    ),
     st.sampled_from([")", ">)", ".", ">", "),", "", "_", "*", ")*", '"', "&gt;", "?", "'", ":"]),
     st.sampled_from([" ", " word ", "\n"]),
 )
@@ -223,6 +239,23 @@ def test_link_channels_count_the_same_with_and_without_the_fast_path(text: str, 
     channel keeps them all, and counts every reading of them with it on or off
     (`fast.prescans`): the same links are kept either way, whatever the units before."""
     same(text, size=size)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " ".join(f"https://e.example/r?c={c}&lt;" for c in "abcde"),
+        " ".join(f"https://e.example/r?c={c}&#59;" for c in "abcde"),
+        "\n\n".join(f"[x](https://e.example/c/&#{97 + i};)" for i in range(6)),
+        "e.example/c/&#61 e.example/c/d e.example/c/v e.example/c/u",
+    ],
+)
+def test_a_link_with_an_entity_counts_the_same_both_ways(text: str) -> None:
+    """A red team's cases: a renderer reads the link without decoding its entity
+    (`?c=a&lt` is `c=a`; `/c/&#97;` is `/c/&`), which a channel counts; the fast path
+    judges every candidate with `&` both ways, so it counts what the pass counts."""
+    same(text)
+    same(text, size=3)
 
 
 def test_a_unit_of_links_a_channel_counts_is_certified() -> None:

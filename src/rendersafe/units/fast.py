@@ -351,7 +351,14 @@ def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | 
         found[url, True] = None
     if (None, False) in found or (None, True) in found:
         return None
-    return {(url, decode): None for url, decode in found if url is not None}
+    # With `&`, each both ways: some reading decodes no entity (`?c=a&lt` is `c=a`,
+    # `/c/&#97;` is `/c/&`), and a link channel may count one reading and not the other.
+    return {
+        (url, decode): None
+        for url, _decode in found
+        if url is not None
+        for decode in ((True, False) if "&" in url else (_decode,))
+    }
 
 
 def _destinations(text: str, code: bool, found: dict[tuple[str | None, bool], None]) -> bool:
