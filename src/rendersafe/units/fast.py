@@ -69,7 +69,10 @@ Judging must leave the reply's judge as the pass would. Without a conversation,
 `ReplyJudge.peek` answers for a link no channel counts (its verdict changes nothing
 the reply remembers); the links a channel counts (a one-character component) are
 judged without counting, and then, when every candidate is kept and the channels
-take them all, counted for real (`ReplyJudge.keeps_links`). With a conversation,
+take them all, counted for real (`ReplyJudge.keeps_links`); a candidate with `&` is
+judged decoded as a browser decodes it, as CommonMark does and not at all (`_ways`),
+and one of those a channel counts sends the unit to the pass (a renderer may decode
+it yet another way: a red team kept five channel links so). With a conversation,
 every URL judged is remembered (its tracker joins pieces across URLs): the
 candidates are judged for real, in order. Either way they are judged with the fast
 path off too (`prescans`), so the state is the same either way and the pass's own
@@ -189,11 +192,20 @@ def _all_kept(candidates: dict[tuple[str, bool], None], judge: ReplyJudge) -> bo
     a link channel may count one the pass does not judge, which only makes it
     stricter)."""
     if not judge.remembers_every_url:
+        # A channel's link spelt with `&` is left to the pass: a renderer may decode it
+        # in yet another way, which the channel counts and no reading here gives.
+        if any(_counted_with_entity(raw, d, judge) for raw, d in candidates):
+            return False
         return judge.keeps_links(list(candidates))
     if not judge.caches(len(candidates)):
         return False
     verdicts = (judge.judge(raw, Role.LINK, decode_entities=d) for raw, d in candidates)
     return all(verdict.action == "keep" for verdict in verdicts)
+
+
+def _counted_with_entity(raw: str, decode: bool, judge: ReplyJudge) -> bool:
+    """Is `raw` spelt with `&` and counted by a link channel (`peek` has no verdict)?"""
+    return "&" in raw and judge.peek(raw, Role.LINK, decode_entities=decode) is None
 
 
 def _plain(text: str, carry: Carry) -> bool:
@@ -351,14 +363,19 @@ def _candidates(text: str, judge: ReplyJudge) -> dict[tuple[str, bool], None] | 
         found[url, True] = None
     if (None, False) in found or (None, True) in found:
         return None
-    # With `&`, each both ways: some reading decodes no entity (`?c=a&lt` is `c=a`,
-    # `/c/&#97;` is `/c/&`), and a link channel may count one reading and not the other.
     return {
-        (url, decode): None
-        for url, _decode in found
-        if url is not None
-        for decode in ((True, False) if "&" in url else (_decode,))
+        reading: None for url, decode in found if url is not None for reading in _ways(url, decode)
     }
+
+
+def _ways(url: str, decode: bool) -> tuple[tuple[str, bool], ...]:
+    """The ways a candidate is judged. With `&`, three: renderers decode its references
+    as a browser does (`&#97` too), as CommonMark does (`&name;` and `&#97;` only), or
+    not at all (`?c=a&lt` is `c=a`, `/c/&#97;` is `/c/&`), and a link channel may count
+    one reading and not another."""
+    if "&" not in url:
+        return ((url, decode),)
+    return ((url, True), (url, False), (unescapeAll(url), False))
 
 
 def _destinations(text: str, code: bool, found: dict[tuple[str | None, bool], None]) -> bool:
