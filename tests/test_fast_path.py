@@ -248,6 +248,7 @@ def test_link_channels_count_the_same_with_and_without_the_fast_path(text: str, 
         " ".join(f"https://e.example/r?c={c}&#59;" for c in "abcde"),
         "\n\n".join(f"[x](https://e.example/c/&#{97 + i};)" for i in range(6)),
         "e.example/c/&#61 e.example/c/d e.example/c/v e.example/c/u",
+        "\n\n".join(f"https://e.example/r?c={c}&&nbsp;&#{ord(c)}" for c in "abcde"),
     ],
 )
 def test_a_link_with_an_entity_counts_the_same_both_ways(text: str) -> None:
