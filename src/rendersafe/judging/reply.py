@@ -166,17 +166,20 @@ class ReplyJudge:
         if self._tracker is not None:
             return False
         pairs = [(link, False) if isinstance(link, str) else link for link in links]
-        counted: list[ParsedUrl] = []
+        counted: list[tuple[str, bool]] = []
+        urls: list[ParsedUrl] = []
         for raw, decode in pairs:
             verdict = self.peek(raw, Role.LINK, decode_entities=decode)
             if verdict is None:  # a link channel counts it: judged without counting
                 verdict = self._judged(raw, Role.LINK, decode, count=False)
-                counted.append(verdict.url)
+                counted.append((raw, decode))
+                urls.append(verdict.url)
             if verdict.action != "keep":
                 return False
-        if counted and not self._links.admits_all(counted):
+        if urls and not self._links.admits_all(urls):
             return False
-        for raw, decode in pairs:
+        # (judging the others changes nothing this reply remembers: `peek`)
+        for raw, decode in counted:
             self.judge(raw, Role.LINK, decode_entities=decode)
         return True
 
