@@ -28,8 +28,7 @@ from rendersafe.units import angles, fast
 def refusal(text: str, carry: Carry) -> str:
     """The first fast-path condition `text` fails (after `carry`), in the order
     `fast._plain` and `fast._certified` test them."""
-    labels = carry.references or carry.lenient_count
-    if "[" in text and labels and not fast._uses_no_label(text, carry):
+    if fast._label_uses(text, carry) is None:
         return "may use a label"
     if "]:" in text and (
         carry.labels_overflowed

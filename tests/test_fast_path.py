@@ -529,6 +529,8 @@ LABELS_NOT_USED = (
     "Prose with an em dash \u2014 and [x] in it.",
     "| a | b |\n|---|---|\n| [one] | two |",
 )
+# Uses of the labels defined before, each resolving (in some renderer's matching, or a
+# healer's at a prefix) to a definition kept: the link is its kept href.
 LABELS_USED = (
     "A use of [r] here.",
     "A use of [R], its case folded.",
@@ -538,11 +540,14 @@ LABELS_USED = (
     "A [r][] collapsed one.",
     "A label over lines [p\n] here.",
     "Ends with an open [r",
+    "A [text][rx] full reference a healer closes as the label r, stopped after it.",
+    "A [text][r[x] one whose label a bracket ends.",
+)
+# Uses the fast path does not read: left to the pass.
+LABELS_UNREAD = (
     "> A quote [x\n> r] over lines.",
     "A [\u017f] long s, a non-ASCII label.",
     "An entity in [&#114;] a label.",
-    "A [text][rx] full reference a healer closes as the label r, stopped after it.",
-    "A [text][r[x] one whose label a bracket ends.",
 )
 
 
@@ -571,8 +576,31 @@ def test_a_unit_that_uses_no_label_defined_before_is_certified(unit: str) -> Non
 
 
 @pytest.mark.parametrize("unit", LABELS_USED)
-def test_a_unit_that_may_use_a_label_defined_before_is_left_to_the_pass(unit: str) -> None:
+def test_a_unit_that_uses_a_label_kept_before_is_certified(unit: str) -> None:
+    """Its links are the definitions' kept hrefs, judged as the pass judges them."""
+    assert _certified_after_definitions(unit)
+    assert same(DEFINED + unit).text.endswith(unit)
+
+
+@pytest.mark.parametrize("unit", LABELS_UNREAD)
+def test_a_use_not_read_here_is_left_to_the_pass(unit: str) -> None:
     assert not _certified_after_definitions(unit)
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        "[r]: https://evil.example/?d=sk-live-9f8e7d6c5b4a3f2e1d0c\n\n",
+        "[r]: javascript:alert(1)\n\n",
+        "".join(f"[r{c}]: https://e.example/c/{c}\n\n" for c in "abcdef"),
+    ],
+)
+def test_a_use_of_a_label_whose_definition_went_is_the_pass_s(definitions: str) -> None:
+    """A definition the pass removed defines nothing: a use of its label is text, the
+    same with the fast path on or off (channel links past their few likewise)."""
+    for unit in ("A use of [r] here.", "Uses [ra] [rb] [rc] [rd] [re] [rf]."):
+        same(definitions + unit)
+        same(definitions + unit, size=3)
 
 
 def test_a_label_a_healer_closes_at_a_prefix_is_used() -> None:
@@ -587,12 +615,17 @@ FLOOD = "".join(f"[l{i}]: https://docs.python.org/3/{i}\n" for i in range(500)) 
 
 @pytest.mark.parametrize(
     ("unit", "certified"),
-    [("A [bracket] here.", True), ("A [L 499] here.", False), ("[a][l4x] b", False)],
+    [
+        ("A [bracket] here.", True),
+        ("A [L 499] here.", True),
+        ("[a][l4x] b", True),
+        ("A [&#108;4] here.", False),
+    ],
 )
 def test_a_flood_of_labels_is_read_as_a_few(unit: str, certified: bool) -> None:
     """After hundreds of definitions a unit is certified as after a few (their folded
-    labels are read once, not per unit), and one that may use one still is not (`[a][l4x`
-    stopped at `[a][l4` uses `l4`)."""
+    labels are read once, not per unit), a use of one too (`[a][l4x` stopped at `[a][l4`
+    uses `l4`: its kept href is judged), and one not read here is not."""
     assert _certified_after_definitions(unit, FLOOD) is certified
     same(FLOOD + unit)
 

@@ -40,15 +40,18 @@ by construction, findings and carry included. Every condition, and why it is sou
   `]:` may end a label an image before it used (the second line judges a `]:` an
   image may use): each label is plain ASCII on one line and folds, case and white
   space aside, as none of theirs (`_may_label_an_image`);
-- no `[` when earlier units defined references (markdown-it or lenient), unless
-  no bracket here can be a use of one (`_uses_no_label`): what each `[` holds up to
-  the next bracket (or the end) is ASCII without `&` and, read lower case without
-  white space, no label read so, nor, after a `]`, starts with one (a healer closes
-  the label of `[a][rx` wherever the stream stops in it); no renderer's label matching
-  tells those apart (each folds case and collapses white space; none decodes an
-  entity or, in ASCII, folds a letter to another; no label holds a bracket; a
-  span over lines holds no `>`, which a blockquote strips), and no `[` is left
-  open before the unit;
+- when earlier units defined references (markdown-it or lenient), every bracket
+  that may use one is read (`_label_uses`): what each `[` holds up to the next
+  bracket (or the end) is ASCII without `&` or `\\`, and does not span lines with a
+  `>` (a blockquote strips it); read lower case without white space it names a label,
+  or after a `]` starts with one (a healer closes the label of `[a][rx` wherever the
+  stream stops in it), or neither. No renderer's label matching tells those apart
+  (each folds case and collapses white space; none decodes an entity or, in ASCII,
+  folds a letter to another; no label holds a bracket). Each label it may use must
+  have been kept (a definition the pass removed defines nothing; one of another
+  reading is carried only when a link may use it), and the hrefs markdown-it's
+  definitions of it give join the candidates below, judged as the pass judges a
+  reference's link; and no `[` is left open before the unit;
 - no `!` before `[` (invisibles between, as `brackets._bang` reads): no image, so
   no image is spent, no label used, no channel counted;
 - after each `](`, every destination reading the backstop judges
@@ -170,8 +173,13 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
         return None
     if ("\\" in text and not _escapes_read(text, judge)) or _script_slot(text):
         return None
-    candidates = _candidates(text, judge)
-    if candidates is None or not _all_kept(candidates, judge):
+    uses = _label_uses(text, carry)
+    candidates = _candidates(text, judge) if uses is not None else None
+    if candidates is None:
+        return None
+    for href in uses or ():
+        candidates.update(dict.fromkeys(_ways(href, False)))
+    if not _all_kept(candidates, judge):
         return None
     return Delta(
         references={},
@@ -211,12 +219,6 @@ def _counted_with_entity(raw: str, decode: bool, judge: ReplyJudge) -> bool:
 def _plain(text: str, carry: Carry) -> bool:
     """Does `text` hold none of what only the pass reads (the conditions above)?"""
     if any(mark in text for mark in _PASS_ONLY) or CONTROLS.search(text) is not None:
-        return False
-    if (
-        "[" in text
-        and (carry.references or carry.lenient_count)
-        and not _uses_no_label(text, carry)
-    ):
         return False
     if "]:" in text and (
         carry.labels_overflowed
@@ -282,25 +284,42 @@ def _escapes_read(text: str, judge: ReplyJudge) -> bool:
     return PROSE_MATH not in judge.policy.rendered_fences and not _ESCAPE_TO_THE_PASS.search(text)
 
 
-def _uses_no_label(text: str, carry: Carry) -> bool:
-    """Can no bracket of `text` use a label the units before it defined, under any
-    renderer's label matching (the conditions above)? The labels are folded once per
-    set of tables (`_carried_labels`), so a reply with many definitions costs no more
-    per unit than one with a few."""
+def _label_uses(text: str, carry: Carry) -> list[str] | None:
+    """The links the brackets of `text` may make of labels the units before it defined,
+    under any renderer's label matching (the conditions above): the hrefs of
+    markdown-it's definitions of each label a bracket may use, to be judged as the pass
+    judges a reference's link (a definition kept so far was judged a kept link, and
+    the carried definitions of other readings are kept ones: no use of them is
+    neutralised); None when a use is not read here. The labels are folded once per set
+    of tables (`_carried_labels`), so a reply with many definitions costs no more per
+    unit than one with a few."""
+    if "[" not in text or not (carry.references or carry.lenient_count):
+        return []
     if carry.healer.brackets:
-        return False
+        return None
     labels = _carried_labels(carry)
     if not labels.plain:
-        return False
-    return not any(_may_use(text, match, labels) for match in _LABEL_SPAN.finditer(text))
+        return None
+    hrefs: list[str] = []
+    for match in _LABEL_SPAN.finditer(text):
+        used = _used(text, match, labels)
+        if used is None:
+            return None
+        for label in used:
+            found = labels.hrefs[label]
+            if found is None:
+                return None
+            hrefs.extend(found)
+    return hrefs
 
 
 @dataclass(frozen=True, slots=True)
 class _Labels:
-    """The labels earlier units defined, folded (`_folded`), and what `_may_use` asks of
-    them: their lengths, and whether every one is plain."""
+    """The labels earlier units defined, folded (`_folded`), and what `_used` asks of
+    them: their lengths, whether every one is plain, and the hrefs markdown-it's
+    definitions of each give (None: a definition the fast path does not resolve)."""
 
-    folded: frozenset[str]
+    hrefs: dict[str, tuple[str, ...] | None]
     lengths: tuple[int, ...]
     plain: bool  # each non-empty ASCII without a bracket
 
@@ -319,26 +338,50 @@ def _carried_labels(carry: Carry) -> _Labels:
     found = _LABELS.get(key)
     if found is not None and all(a is b for a, b in zip(found[0], tables, strict=True)):
         return found[1]
-    folded = frozenset(_folded(label) for table in tables for label in table)
-    plain = all(k and k.isascii() and "[" not in k and "]" not in k for k in folded)
-    labels = _Labels(folded, tuple(sorted({len(k) for k in folded})), plain)
+    hrefs = _label_hrefs(carry)
+    plain = all(k and k.isascii() and "[" not in k and "]" not in k for k in hrefs)
+    labels = _Labels(hrefs, tuple(sorted({len(k) for k in hrefs})), plain)
     if len(_LABELS) >= _MOST_LABEL_SETS:
         _LABELS.clear()
     _LABELS[key] = (tables, labels)
     return labels
 
 
-def _may_use(text: str, match: re.Match[str], labels: _Labels) -> bool:
-    """May the bracket of `match` use one of the (folded) `labels`?"""
+def _label_hrefs(carry: Carry) -> dict[str, tuple[str, ...] | None]:
+    """Each folded label of the carry's tables, with the hrefs of markdown-it's
+    definitions of it; None for one defined but not kept, or not as markdown-it keeps
+    it, or with a definition of another reading a link may not use."""
+    found: dict[str, tuple[str, ...] | None] = {}
+    for label in carry.references:
+        reference = carry.references.get(label)
+        href = reference.get("href") if isinstance(reference, dict) else None
+        folded = _folded(label)
+        known = found.get(folded, ())
+        found[folded] = None if known is None or not isinstance(href, str) else (*known, href)
+    for label in carry.definitions:
+        if not carry.definitions.get(label) or label not in carry.references:
+            found[_folded(label)] = None
+    for label in carry.lenient_by_key:
+        lenient = carry.lenient_by_key.get(label) or ()
+        folded = _folded(label)
+        bad = any(d.link_bad is not None for d in lenient)
+        found[folded] = None if bad else found.get(folded, ())
+    return found
+
+
+def _used(text: str, match: re.Match[str], labels: _Labels) -> list[str] | None:
+    """The (folded) labels the bracket of `match` may use; None when it is not read
+    here (not plain ASCII, an entity or escape, a quote's marker over lines)."""
     span = match.group(1)
     if not span.isascii() or "&" in span or "\\" in span or ("\n" in span and ">" in span):
-        return True  # (a blockquote's `>` is not in the label markdown-it reads)
+        return None  # (a blockquote's `>` is not in the label markdown-it reads)
     folded = _folded(span)
-    if folded in labels.folded:
-        return True
+    hrefs = labels.hrefs
+    used = [folded] if folded in hrefs else []
     # `[a][rx`: a healer stopped after `[a][r` closes the label `r`.
-    after_label = match.start() > 0 and text[match.start() - 1] == "]"
-    return after_label and any(folded[:n] in labels.folded for n in labels.lengths)
+    if match.start() > 0 and text[match.start() - 1] == "]":
+        used += [folded[:n] for n in labels.lengths if n < len(folded) and folded[:n] in hrefs]
+    return used
 
 
 def _folded(label: str) -> str:
