@@ -26,8 +26,13 @@ __all__ = ["SpanJudge", "trusted_block"]
 # python-markdown's fenced_code: `lang`, `.lang` or `{attributes}` after the fence.
 _INFO = re.compile(r"\.?[\w#.+-]*|\{[^\n}]*\}")
 _BACKTICKS = re.compile(r"`+")
+# A line python-markdown takes out of a paragraph as a reference definition (an empty
+# label too) before it reads code spans.
+_PYTHON_MARKDOWN_DEFINITION = re.compile(r"[ ]{0,3}\[[^\[\]\n]*\]:")
 # More backtick widths than this on one line: too many pairings to try, not trusted.
 MAX_RUN_WIDTHS = 8
+# More backtick runs than this in one block: too many readings to pair, not trusted.
+_MOST_RUNS = 128
 # A line that can be continued by an indented one: list item, quote, footnote,
 # definition, definition-list entry, or anything indented itself.
 _CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
@@ -187,9 +192,48 @@ def _pairs(source: SourceText, first: int, last: int) -> frozenset[tuple[int, in
 def _python_markdown_pairs(
     runs: list[re.Match[str]], text: str
 ) -> frozenset[tuple[int, int]] | None:
-    """Code spans as python-markdown's regex finds them, one line at a time: the
-    opener is the first k backticks of a run, k as large as can close, the closer
-    the next run of exactly k. None when a line has too many widths to try."""
+    """Code spans as python-markdown's regex finds them: the opener is the first k
+    backticks of a run, k as large as can close, the closer the next run of exactly k.
+    Its pattern reads across the lines of a paragraph, and this block's lines may not
+    all be one (an indented code line or a heading before it is not in it), and it
+    takes the lines it reads as reference definitions out first (`[]:``` ` too): a
+    span is kept only where every reading agrees, one line at a time, and from each
+    line before it that may start the paragraph, with and without its definition
+    lines. None when there are too many widths or runs to try."""
+    agreed = _by_line(runs, text)
+    if agreed is None or len(runs) > _MOST_RUNS:
+        return None
+    kept = [run for run in runs if not _on_definition_line(text, run.start())]
+    for reading in (runs, kept) if len(kept) != len(runs) else (runs,):
+        starts = _from_each_line(reading, text)
+        if starts is None:
+            return None
+        agreed = {
+            pair
+            for pair in agreed
+            if all(pair in pairs for start, pairs in starts if start <= pair[0])
+        }
+    return frozenset(agreed)
+
+
+def _from_each_line(
+    runs: list[re.Match[str]], text: str
+) -> list[tuple[int, set[tuple[int, int]]]] | None:
+    """The pairs of `runs` read from each line that holds one on (where the line's
+    first run starts, and its pairs); None when a reading has too many widths."""
+    found = []
+    for i, run in enumerate(runs):
+        if i and "\n" not in text[runs[i - 1].end() : run.start()]:
+            continue
+        pairs: set[tuple[int, int]] = set()
+        if not _pair_line(runs[i:], pairs):
+            return None
+        found.append((run.start(), pairs))
+    return found
+
+
+def _by_line(runs: list[re.Match[str]], text: str) -> set[tuple[int, int]] | None:
+    """The pairs of each line's runs, paired within the line."""
     pairs: set[tuple[int, int]] = set()
     line: list[re.Match[str]] = []
     for run in runs:
@@ -198,7 +242,12 @@ def _python_markdown_pairs(
                 return None
             line = []
         line.append(run)
-    return frozenset(pairs) if _pair_line(line, pairs) else None
+    return pairs if _pair_line(line, pairs) else None
+
+
+def _on_definition_line(text: str, pos: int) -> bool:
+    """Is `pos` on a line python-markdown reads as a reference definition?"""
+    return _PYTHON_MARKDOWN_DEFINITION.match(text, text.rfind("\n", 0, pos) + 1) is not None
 
 
 def _pair_line(line: list[re.Match[str]], pairs: set[tuple[int, int]]) -> bool:
