@@ -186,6 +186,12 @@ INGREDIENTS: dict[str, tuple[str, ...]] = {
         "![x onerror=alert(1) ](/y.png)", "[t](onclick=alert(1)//)", "![on]()",
         "[x]: onclick=alert(1)//\n\n", "[x]", '[t](/u "a onclick=alert(1)")',
     ),
+    # Code spans python-markdown pairs across a paragraph's lines, from where its
+    # paragraph starts, after the lines it takes out (seed 441).
+    "backticks_over_lines": (
+        '    "```\n', "[]:```\n", "# h ```\n", "~```\n", "``` ", "``<a href=javascript:>``",
+        "``<img src=//evil.example/b.png>``", "\n`", "`\n", "- ```\n", "> ```\n",
+    ),
 }  # fmt: skip
 ATOMS = tuple(atom for atoms in INGREDIENTS.values() for atom in atoms)
 FAMILIES = tuple(INGREDIENTS)
