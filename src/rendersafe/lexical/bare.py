@@ -38,6 +38,8 @@ ANCHOR = re.compile(
     r"[:wW@.](?:(?<=:)//|(?<=[wW])[wW][wW]\.|(?<=@)|(?<=\.)[^\W\d_][\w-]{0,62}[/?#:])"
 )
 _SCHEME_BEFORE = re.compile(r"(?:https?|ftp)\Z", re.IGNORECASE)
+# Where a URL inside a bare URL starts: a scheme.
+_INNER = re.compile(r"(?:https?|ftp)://", re.IGNORECASE)
 _LOCAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+")
 _TRAILING = ".,:;!?*_~'\""
 _OPENING = {")": "(", "]": "["}
@@ -89,6 +91,8 @@ def _read(found: str) -> tuple[int, tuple[str, ...]]:
             if whole == url
             else (_absolute(url), _absolute(whole))
         )
+        if read:
+            read = (*read, *_nested(whole))
         known = (len(url), read)
         if len(_READ) >= _READ_MAX:
             _READ.clear()
@@ -150,12 +154,25 @@ def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:
     verdict = judge_reading(ps, _absolute(url), Role.LINK)
     if verdict is None and whole != url:
         verdict = judge_reading(ps, _absolute(whole), Role.LINK)
+    for inner in _nested(whole) if verdict is None else ():
+        verdict = judge_reading(ps, inner, Role.LINK)
+        if verdict is not None:
+            break
     if verdict is not None:
         edit = Edit(start, start + len(url), ps.link_parts(None, verdict))
         reasons = verdict.reasons
         ps.change(
             edit, Construct.BARE_URL, Action.REMOVED, reasons, verdict=verdict, detector="lexical"
         )
+
+
+def _nested(url: str) -> tuple[str, ...]:
+    """The URLs a renderer may link from inside `url`: linkify-it ends a link where
+    another starts (`https://en.wikipedia.org/wiki/F((https://evil.example/?d=...` is
+    two), so each scheme after its start begins a reading of its own."""
+    if "://" not in url[8:]:
+        return ()
+    return tuple(_absolute(_trim(url[match.start() :])) for match in _INNER.finditer(url, 1))
 
 
 def _absolute(url: str) -> str:
