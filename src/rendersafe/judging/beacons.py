@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 from ..urls import ParsedUrl
 from ..urls.parse import UrlParts
@@ -104,7 +104,8 @@ def link_shapes(parts: UrlParts) -> list[str]:
     pairs = parse_qsl(parts.query, keep_blank_values=True)
     shapes = []
     for i, segment in enumerate(segments):
-        if _ONE_CHARACTER.fullmatch(segment):
+        # (as the server reads it: `%61` and `%C3%A1` are one character)
+        if _ONE_CHARACTER.fullmatch(unquote(segment) if "%" in segment else segment):
             shape = "/".join([*segments[:i], "*", *segments[i + 1 :]])
             shapes.append(f"{origin}|{shape}?{parts.query}")
     for i, (name, value) in enumerate(pairs):
