@@ -85,10 +85,13 @@ def within(kept: Collection[str], href: str, per_shape: int) -> bool:
 
 
 def sent_href(url: ParsedUrl) -> str | None:
-    """What a fetch of `url` sends (no fragment), or None for a URL with no host."""
+    """What a fetch of `url` sends (no fragment; `http:` as `https:`, which reach the
+    same observer with the same path), or None for a URL with no host. One link read
+    with and without its scheme (`e.example/c/q` in `https://e.example/c/q`) is one use."""
     if url.href is None or url.parts is None or not url.parts.host:
         return None
-    return url.href.split("#", 1)[0]
+    href = url.href.split("#", 1)[0]
+    return "https" + href[4:] if href[:7].lower() == "http://" else href
 
 
 def image_shape(parts: UrlParts) -> str:
