@@ -14,12 +14,11 @@ from hypothesis import strategies as st
 from rendersafe import Conversation, Policy, Sanitizer
 from rendersafe.engine.carry import Carry, Delta
 from rendersafe.judging import ReplyJudge
-from rendersafe.units import fast
 from rendersafe.units.definitions import certified_definitions
 from rendersafe.units.segment import Unit
 from rendersafe.units.settle import _Reading
 from rendersafe.urls import Role
-from test_fast_path import CONVERSATION, same
+from test_fast_path import CONVERSATION, certified_units, same
 
 FUZZ = settings(
     max_examples=200,
@@ -203,19 +202,4 @@ def test_blocks_after_blocks_are_the_same_with_and_without_the_fast_path(
 
 def test_a_label_no_image_used_is_certified_after_an_image_used_another() -> None:
     text = "![a][img] here.\n\n[img]: https://e.example/i.png\n\n[r]: https://docs.python.org/3/\n"
-    certified: list[str] = []
-    original = fast.certified
-
-    def spy(unit: str, carry: Carry, reply_judge: object) -> object:
-        delta = original(unit, carry, reply_judge)  # type: ignore[arg-type]
-        if delta is not None:
-            certified.append(unit)
-        return delta
-
-    fast.certified = spy  # type: ignore[assignment]
-    try:
-        same(text)
-    finally:
-        fast.certified = original
-    # (asked with the fast path off too: `fast.prescans`)
-    assert set(certified) == {"[r]: https://docs.python.org/3/\n"}
+    assert certified_units(text) == {"[r]: https://docs.python.org/3/\n"}

@@ -551,22 +551,34 @@ LABELS_UNREAD = (
 )
 
 
-def _certified_after_definitions(unit: str, definitions: str = DEFINED) -> bool:
-    """Did the fast path certify `unit`, read after `definitions`?"""
+def certified_verdicts(text: str) -> dict[str, bool]:
+    """Each unit of `text` the fast path was asked about, and whether it certified it
+    (the last answer; it is asked with the fast path off too: `fast.prescans`), the
+    result asserted the same with the fast path on and off."""
     verdicts: dict[str, bool] = {}
     original = fast.certified
 
-    def spy(text: str, carry: Carry, judge: object) -> object:
-        delta = original(text, carry, judge)  # type: ignore[arg-type]
-        verdicts[text] = delta is not None
+    def spy(unit: str, carry: Carry, judge: object) -> object:
+        delta = original(unit, carry, judge)  # type: ignore[arg-type]
+        verdicts[unit] = delta is not None
         return delta
 
     fast.certified = spy  # type: ignore[assignment]
     try:
-        same(definitions + unit)
+        same(text)
     finally:
         fast.certified = original
-    return verdicts[unit]
+    return verdicts
+
+
+def certified_units(text: str) -> set[str]:
+    """The units of `text` the fast path certified."""
+    return {unit for unit, certified in certified_verdicts(text).items() if certified}
+
+
+def _certified_after_definitions(unit: str, definitions: str = DEFINED) -> bool:
+    """Did the fast path certify `unit`, read after `definitions`?"""
+    return certified_verdicts(definitions + unit)[unit]
 
 
 @pytest.mark.parametrize("unit", LABELS_NOT_USED)
@@ -665,31 +677,12 @@ def test_markdown_its_destination_nests_as_markdown_it_does(text: str) -> None:
     assert fast._markdown_it_destination(text, 0) == (parsed.str if parsed.ok else "")
 
 
-def _certified_units(text: str) -> list[str]:
-    """The units of `text` the fast path certifies (asserting it changes nothing)."""
-    certified: list[str] = []
-    original = fast.certified
-
-    def spy(unit: str, carry: Carry, reply_judge: Any) -> Any:
-        delta = original(unit, carry, reply_judge)
-        if delta is not None:
-            certified.append(unit)
-        return delta
-
-    fast.certified = spy  # type: ignore[assignment]
-    try:
-        same(text)
-    finally:
-        fast.certified = original
-    return certified
-
-
 def test_footnotes_after_an_image_that_used_another_label_are_certified() -> None:
     """An image used the label `fig` (it may be defined later); a block of footnotes
     after it defines nothing it uses, in any renderer's matching: certified."""
     notes = "[^1]: Smith, J. (2003). *On things*. https://www.nature.com/query\n"
     text = "![Diagram][fig]\n\n" + notes
-    assert notes in _certified_units(text)
+    assert notes in certified_units(text)
 
 
 @pytest.mark.parametrize(
@@ -705,4 +698,4 @@ def test_a_label_an_image_used_leaves_its_unit_to_the_pass(notes: str) -> None:
     """A `]:` whose label may be the one an image used before (case, white space, an
     escape or an entity apart) goes to the pass, which judges it for that image."""
     text = "![Diagram][fig]\n\n" + notes
-    assert notes not in _certified_units(text)
+    assert notes not in certified_units(text)

@@ -156,19 +156,18 @@ class ReplyJudge:
         self._links_peeked[shared] = verdict
         return verdict
 
-    def keeps_links(self, links: Sequence[str] | Sequence[tuple[str, bool]]) -> bool:
-        """Are the links, judged in this order, all kept (each a raw URL, or a raw URL
-        and whether its entities are decoded)? Then each is judged, as a pass judges
+    def keeps_links(self, links: Sequence[tuple[str, bool]]) -> bool:
+        """Are the links, judged in this order, all kept (each a raw URL and whether its
+        entities are decoded)? Then each is judged, as a pass judges
         them (its link channels count it); else none is, and the reply remembers
         nothing new. Only without a conversation (with one, every URL judged is
         remembered: `remembers_every_url`). Whether a channel takes them all does not
         depend on their order (`LinkBeacons.admits_all`)."""
         if self._tracker is not None:
             return False
-        pairs = [(link, False) if isinstance(link, str) else link for link in links]
         counted: list[tuple[str, bool]] = []
         urls: list[ParsedUrl] = []
-        for raw, decode in pairs:
+        for raw, decode in links:
             verdict = self.peek(raw, Role.LINK, decode_entities=decode)
             if verdict is None:  # a link channel counts it: judged without counting
                 verdict = self._judged(raw, Role.LINK, decode, count=False)

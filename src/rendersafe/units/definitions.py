@@ -79,7 +79,8 @@ def certified_definitions(text: str, carry: Carry, judge: ReplyJudge) -> Delta |
     # a final `.`) would be judged by the pass and not here.
     if not set(bare_readings(text, any_code=False)) <= set(urls):
         return None
-    if not judge.keeps_links(urls):  # judged as the walk judges them, or not at all
+    # judged as the walk judges them, or not at all
+    if not judge.keeps_links([(url, False) for url in urls]):
         return None
     lenient = tuple(
         LenientDefinition(

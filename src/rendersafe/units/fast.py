@@ -173,13 +173,8 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
         return None
     if ("\\" in text and not _escapes_read(text, judge)) or _script_slot(text):
         return None
-    uses = _label_uses(text, carry)
-    candidates = _candidates(text, judge) if uses is not None else None
-    if candidates is None:
-        return None
-    for href in uses or ():
-        candidates.update(dict.fromkeys(_ways(href, False)))
-    if not _all_kept(candidates, judge):
+    links = _links(text, carry, judge)
+    if links is None or not _all_kept(links, judge):
         return None
     return Delta(
         references={},
@@ -190,6 +185,17 @@ def _certified(text: str, carry: Carry, judge: ReplyJudge) -> Delta | None:
         image_channels=carry.image_channels,
         healer=carry.healer.after(text),
     )
+
+
+def _links(text: str, carry: Carry, judge: ReplyJudge) -> dict[tuple[str, bool], None] | None:
+    """Every link a pass over `text` may judge (`_candidates`), and the hrefs of the
+    labels defined before that its brackets may use; None when one is not read here."""
+    uses = _label_uses(text, carry)
+    links = None if uses is None else _candidates(text, judge)
+    if links is not None and uses:
+        for href in uses:
+            links.update(dict.fromkeys(_ways(href, False)))
+    return links
 
 
 def _all_kept(candidates: dict[tuple[str, bool], None], judge: ReplyJudge) -> bool:
