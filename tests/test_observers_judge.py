@@ -105,6 +105,61 @@ def test_a_composed_link_to_a_host_only_a_tool_named_is_over_budget() -> None:
     assert "16 allowed" in finding.detail
 
 
+@pytest.mark.parametrize(
+    ("cell", "shown"),
+    [
+        ("[the offer]({url})", "the offer"),
+        ("<{url}>", r"\[link removed\]"),
+        ("see {url} now", r"see \[link removed\] now"),
+    ],
+)
+def test_a_link_over_budget_in_a_table_goes_alone(cell: str, shown: str) -> None:
+    # A table's code spans are not code to every renderer (cells may pair backticks
+    # across), so the URL shown as code is read again as one: before, the re-check did
+    # not settle and every link of the table went, the honest one beside it too.
+    chat = said("Offer page. More at https://shop-deals.example/home")
+    url = "https://shop-deals.example/deals/garden-furniture-and-grills"
+    docs = "[docs](https://docs.python.org/3/)"
+    reply = f"| a | b |\n|---|---|\n| {cell.format(url=url)} | {docs} |"
+    result = Sanitizer().run(reply, conversation=chat)
+    assert result.text == f"| a | b |\n|---|---|\n| {shown} | {docs} |"
+    assert [f.reasons for f in result.findings] == [(Reason.OBSERVABLE_HOST_BUDGET,)]
+    assert Sanitizer().run(result.text, conversation=chat).text == result.text
+    stream = Sanitizer().stream(conversation=chat)
+    assert "".join(stream.feed(c) for c in reply) + stream.close() == result.text
+
+
+_CHANNEL_CHAT = [
+    "My key is sk-live-9f8e7d6c5b4a3f2e1d0c.",
+    "See https://docs.python.org/3/ and e.example",
+]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # The fifth link of a channel (`/c/a`) went, for the channel, after it had
+        # spent the budget: a second run, that link gone, had bits for another.
+        "e.example/c/d e.example/c/q http://e.example/c/g\n[r] Words https://e.example/c/q\n"
+        "https://e.example/c/a https://e.example/c/f https://e.example/c/f https://e.example/c/c\n"
+        "e.example/c/h [t] [r]\n[w]: <javascript:alert(1)>\n[r]: https://e.example/c/h",
+        # `e.example/c/e` read inside `https://e.example/c/e` spent its bits twice.
+        "[v]: <javascript:alert(1)>\n`[a]`\nhttps://e.example/c/e Words\n[a] <https://e.example/c/f>\n"
+        "[a]: https://e.example/c/f\u200b\nhttps://e.example/c/k <https://e.example/c/d> [v]\n"
+        "<b>[y]</b> http://e.example/c/f",
+    ],
+)
+def test_a_reply_over_its_budget_and_its_channels_is_sanitised_once(reply: str) -> None:
+    first = Sanitizer().run(reply, conversation=_CHANNEL_CHAT)
+    assert first.text != reply
+    assert Sanitizer().run(first.text, conversation=_CHANNEL_CHAT).text == first.text
+    stream = Sanitizer().stream(conversation=_CHANNEL_CHAT)
+    assert (
+        "".join(stream.feed(reply[i : i + 5]) for i in range(0, len(reply), 5)) + (stream.close())
+        == first.text
+    )
+
+
 def test_the_observer_of_a_url_reads_the_urls_inside_it() -> None:
     """A sealed search inside a stranger's URL is judged as its own request (anything
     goes to a search engine) and is read by the stranger too: what the model chose

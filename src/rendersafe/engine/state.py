@@ -70,6 +70,8 @@ class Compiled:
     link_schemes: frozenset[str]
     judge: Judge
     rendered: RenderedFences = NO_RENDERED_FENCES
+    # A link over its budget shows its URL as code (False: it goes as a data link does).
+    urls_in_view: bool = True
     # Verdicts on links that no reply remembers (`ReplyJudge.peek`), for every reply.
     links: dict[tuple[str, bool], Verdict | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -290,7 +292,8 @@ class Pass:
         A link taken out only for what the model chose to send a host someone else
         reads (its budget, `judging.budget`) keeps its URL in view: inert, as code after
         its text, or behind the policy's click-through page."""
-        if verdict is not None and verdict.reasons and set(verdict.reasons) <= BUDGET_REASONS:
+        over = verdict is not None and verdict.reasons and set(verdict.reasons) <= BUDGET_REASONS
+        if over and verdict is not None and self.rules.urls_in_view:
             return self._over_budget(text, verdict)
         mode = self.policy.data_link
         if mode == "nothing":

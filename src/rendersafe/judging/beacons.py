@@ -38,9 +38,10 @@ class LinkBeacons:
     """The link channels of one reply, in the order its links were judged.
 
     Links have no point where a renderer spends them (images do: `Pass.spend_image`
-    counts image channels in the carry), so a link counts when it is judged: a link
-    judged twice is one use, and one dropped later for another reason only makes
-    the count stricter."""
+    counts image channels in the carry), so a link counts when it is judged and kept
+    (`ReplyJudge` asks `admits_all` first, and counts with `admits` once the budget
+    took it too): a link judged twice is one use, and one any rule takes out counts
+    nothing, so the reply's output, sanitised again, counts what its run did."""
 
     def __init__(self, per_shape: int) -> None:
         self.per_shape = per_shape

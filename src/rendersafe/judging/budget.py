@@ -176,7 +176,10 @@ class Budget:
     ) -> Spent | None:
         """None when `url` may go to its observer (its bits are then spent); else why not."""
         href = url.href or ""
-        if observer.cls not in _COUNTED or (href, role) in self._sent:
+        # `e.example/c/q` read inside `https://e.example/c/q` (a linkifier's `http:`)
+        # is that URL again: the same text, read twice, chose nothing twice.
+        sent = ("https" + href[4:] if href[:7].lower() == "http://" else href), role
+        if observer.cls not in _COUNTED or sent in self._sent:
             return None
         cost = self.cost(url, observer, role)
         if taint is not None and not self._has(url, cost.known):
@@ -200,7 +203,7 @@ class Budget:
         if spent is None and cost.glue:
             self._glue.setdefault(observer.key, set()).add(cost.glue)
         if spent is None:
-            self._sent.add((href, role))
+            self._sent.add(sent)
         return spent
 
     def standing(self, observer: Observer) -> str | None:

@@ -16,7 +16,10 @@ pieces of a secret split across them and for beacons. Per URL, in order:
 4. with `link_hosts="conversation"`, a link to a host neither trusted, allowed nor
    seen in the conversation becomes text;
 5. the links of one shape on one host past the policy's few: one channel (`beacon`;
-   images are counted where they are spent, `Pass.spend_image`).
+   images are counted where they are spent, `Pass.spend_image`);
+6. what the model chose, past the budget of who reads it (`judging.budget`).
+
+A link 5 or 6 takes out spends nothing and counts in no channel.
 """
 
 from __future__ import annotations
@@ -282,15 +285,21 @@ class ReplyJudge:
         if taint is not None and (observer is None or not observer.reads_data):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
+        if role is Role.LINK and self._unseen_host(url):
+            return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
+        channel = role is Role.LINK and count and _counted(url)
+        # Asked before the budget, counted after it: a link either rule takes out
+        # spends nothing on the other, so the reply's output, sanitised again (that
+        # link gone), spends and counts what this run did.
+        if channel and not self._links.admits_all((url,)):
+            return _dropped(verdict, Reason.BEACON)
         if observer is not None:
             spent = self._spend(url, observer, role, taint)
             if spent is not None:
                 dropped = _dropped(verdict, spent[0].reason)
                 return replace(dropped, source=spent[0].detail, host_class=spent[1].cls.value)
-        if role is Role.LINK and self._unseen_host(url):
-            return _dropped(verdict, Reason.HOST_NOT_IN_CONVERSATION)
-        if role is Role.LINK and count and _counted(url) and not self._links.admits(url):
-            return _dropped(verdict, Reason.BEACON)
+        if channel:
+            self._links.admits(url)
         return verdict
 
     def _spend(

@@ -30,10 +30,10 @@ from ..conversation import Conversation
 from ..engine.carry import Carry, Delta, parsed_references
 from ..engine.edits import splice
 from ..engine.source import Normalised, SourceText
-from ..engine.state import Compiled, Pass
+from ..engine.state import BUDGET_REASONS, Compiled, Pass
 from ..engine.triggers import sendable
 from ..engine.trust import CodeTrust
-from ..findings import Construct, Finding
+from ..findings import Construct, Finding, Reason
 from ..guard import may_change, second_line
 from ..guard.controls import CONTROLS, plain_controls
 from ..lexical import backstop, index_brackets
@@ -132,6 +132,24 @@ class UnitSanitizer:
             if delta is not None and self.fast_path and not may_change(unit.text):
                 sent.record(unit, unit.text)
                 return Settled(unit.text, (), carry.after(delta, unit.text, False))
+        first, current, findings = self._settled(unit, carry, context)
+        if _unsettled(findings) and self.rules.urls_in_view and _over_budget(first):
+            # A URL shown as code where code is not code to every renderer (a table's
+            # cell) is read again as a URL: before the whole unit is neutralised, the
+            # links over budget go as links carrying data go, their text kept.
+            plain = UnitSanitizer(replace(self.rules, urls_in_view=False), self.md, fast_path=False)
+            first, current, findings = plain._settled(unit, carry, context)
+        sent.record(unit, current.text)
+        # The definitions are those of the text sent (the last pass: cleaning can
+        # expose one), the labels every label an image used in any pass.
+        delta = current.delta.with_labels(first.delta.image_labels)
+        return Settled(current.text, tuple(findings), carry.after(delta, unit.text, unit.forced))
+
+    def _settled(
+        self, unit: Unit, carry: Carry, context: dict[str, str]
+    ) -> tuple[_Outcome, _Outcome, list[Finding]]:
+        """The first pass over `unit`, the last, and every finding on the way."""
+        hold = self.rules.rendered.hold
         first = self._pass(unit, carry, _Reading(context, close_cut=unit.forced))
         current, findings = self._to_fixpoint(unit, carry, first, context)
         if current.text != unit.text and not unit.forced and not unit.prefix:
@@ -144,11 +162,7 @@ class UnitSanitizer:
             # whole when a construct cannot be placed): that text stays, the rest is
             # neutralised, so a stream never has to take back what it sent.
             current, findings = self._neutralised(unit, carry, first, context)
-        sent.record(unit, current.text)
-        # The definitions are those of the text sent (the last pass: cleaning can
-        # expose one), the labels every label an image used in any pass.
-        delta = current.delta.with_labels(first.delta.image_labels)
-        return Settled(current.text, tuple(findings), carry.after(delta, unit.text, unit.forced))
+        return first, current, findings
 
     def _to_fixpoint(
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
@@ -312,6 +326,15 @@ class UnitSanitizer:
             close_after_cut(ps, marks.code)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
+
+
+def _unsettled(findings: list[Finding]) -> bool:
+    return bool(findings) and findings[-1].reasons == (Reason.UNSETTLED,)
+
+
+def _over_budget(outcome: _Outcome) -> bool:
+    """Did `outcome` take a link out only for its budget (its URL shown as code)?"""
+    return any(set(f.reasons) <= BUDGET_REASONS for f in outcome.findings)
 
 
 def _then(outcome: _Outcome, again: _Outcome) -> _Outcome:
