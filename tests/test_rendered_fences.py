@@ -120,6 +120,29 @@ def test_a_fence_past_the_hold_limit_is_judged_in_pieces(size: int) -> None:
     assert LONG.run(expected.text).text == expected.text
 
 
+@pytest.mark.parametrize("size", [1, 4, 97])
+def test_the_rest_of_a_fence_past_the_hold_limit_is_held_like_its_start(size: int) -> None:
+    """A piece of a rendered fence after a forced cut holds no fence line of its own:
+    plain words (`A-->B`, `click A call f()`) were sent as they came, and the one-shot
+    answer, which keeps what a stream sent, kept the callbacks too."""
+    text = (
+        "```mermaid\ngraph TD\n"
+        + "A-->B\n" * 200
+        + 'click A call alert(document.domain)\nclick B href "javascript:alert(1)"\n'
+        + "B-->C\n" * 60
+        + "```\n\nAfter.\n"
+    )
+    expected = LONG.run(text)
+    assert "call alert" not in expected.text
+    assert "javascript" not in expected.text
+    assert "A-->B\n" * 200 in expected.text
+    assert all(finding.reasons[0].value != "unsettled" for finding in expected.findings)
+    stream = LONG.stream()
+    out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
+    assert out + stream.close() == expected.text
+    assert LONG.run(expected.text).text == expected.text
+
+
 def test_the_policy_reads_rendered_fences_from_toml_and_the_environment(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text('rendered_fences = ["HTML", "mermaid", "$$"]\n')

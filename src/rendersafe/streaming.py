@@ -395,7 +395,8 @@ class StreamSanitizer:
         else:
             self._unsent += chunk
         unsent = self._unsent
-        limit, held = sendable(unsent, final=False, hold=self._hold)
+        prefix = self._segmenter.prefix
+        limit, held = sendable(unsent, final=False, hold=self._hold, prefix=prefix)
         if held:
             self._held_from = self._sent + limit
         self._sent += limit

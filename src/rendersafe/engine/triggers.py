@@ -96,13 +96,19 @@ def _word_or_dash(character: str) -> bool:
     return _word(character) or character == "-"
 
 
-def sendable(text: str, *, final: bool, hold: re.Pattern[str] | None = None) -> tuple[int, bool]:
+def sendable(
+    text: str, *, final: bool, hold: re.Pattern[str] | None = None, prefix: str = ""
+) -> tuple[int, bool]:
     """How much of `text`, a unit's text not sent yet, no later step can change: up
     to its first opener, and never into a word that may be a URL; unless `final`,
     never its last word either, which may still grow into one. Also whether an
     opener or such a word holds the rest back until the unit ends. `hold` finds what
     else holds the rest back: a fence the policy says is rendered (judged whole, so
-    held from its opening line), a TeX macro that may fetch (`engine.rendered`)."""
+    held from its opening line), a TeX macro that may fetch (`engine.rendered`);
+    `prefix`, what the unit starts inside (a fence's opening line a forced cut split),
+    holds all of it when `hold` finds it there: the rest of a rendered fence."""
+    if prefix and hold is not None and hold.search(prefix) is not None:
+        return 0, True
     # A stream asks this of a few words per chunk, where a search costs more than
     # the text: each runs only when a character every match holds is there (an
     # opener holds `[`, `<`, `=` or a control, a URL-ish word `:`, `@` or `.`).

@@ -28,7 +28,7 @@ def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None =
     """`unit.text` with every opener escaped and every URL-like word replaced by
     `link_marker` (already escaped for Markdown), from where a stream stops sending
     (`hold`: what else a stream holds back, `engine.rendered`)."""
-    keep, _held = sendable(unit.text, final=True, hold=hold)
+    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
     text = unit.text
     rest = _OPENERS.sub(lambda m: _escape(text, keep + m.start()), text[keep:])
     rest = _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), rest)

@@ -275,6 +275,11 @@ class Segmenter:
         self._risky = len(rest) > self.limit or self._risky_in(rest, 0, tail)
         return unit
 
+    @property
+    def prefix(self) -> str:
+        """What the unit still arriving starts inside (`Unit.prefix`)."""
+        return self._prefix
+
     def _context(self) -> str:
         return self._state.context()
 

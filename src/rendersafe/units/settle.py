@@ -86,10 +86,10 @@ class _Reading:
     continued: bool = True  # a re-read text starting blank may continue a block before it
 
 
-def _keeps_what_streams_send(original: str, output: str, hold: re.Pattern[str] | None) -> bool:
-    """Does `output` start with what a stream may send of `original` before it ends?"""
-    keep, _held = sendable(original, final=True, hold=hold)
-    return output.startswith(original[:keep])
+def _keeps_what_streams_send(unit: Unit, output: str, hold: re.Pattern[str] | None) -> bool:
+    """Does `output` start with what a stream may send of `unit` before it ends?"""
+    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
+    return output.startswith(unit.text[:keep])
 
 
 class UnitSanitizer:
@@ -155,9 +155,7 @@ class UnitSanitizer:
         if current.text != unit.text and not unit.forced and not unit.prefix:
             again = self._as_read_again(unit, carry, first, current, findings, context=context)
             current, findings = again
-        if current.text != unit.text and not _keeps_what_streams_send(
-            unit.text, current.text, hold
-        ):
+        if current.text != unit.text and not _keeps_what_streams_send(unit, current.text, hold):
             # An edit reached text a stream sends before the unit ends (a block replaced
             # whole when a construct cannot be placed): that text stays, the rest is
             # neutralised, so a stream never has to take back what it sent.
@@ -194,7 +192,7 @@ class UnitSanitizer:
         settled, and ending where `unit` ended (`structure`); neutralised when that
         does not settle either. `current` was read whole and nothing was found."""
         hold = self.rules.rendered.hold
-        keep, _held = sendable(unit.text, final=True, hold=hold)
+        keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
         in_pieces = False
         for attempt in range(MAX_PASSES + 1):
             restored = restore(unit.text, current.text, keep)
@@ -238,7 +236,7 @@ class UnitSanitizer:
         # One more pass reads what the neutralised text leaves for the next unit; where
         # it would still change what a stream sent, its edits are not taken.
         outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
-        if not _keeps_what_streams_send(unit.text, outcome.text, hold):
+        if not _keeps_what_streams_send(unit, outcome.text, hold):
             outcome = replace(outcome, text=text)
         construct = first.findings[0].kind if first.findings else Construct.HTML
         note = unsettled_finding(unit, carry.line + 1, carry.column + 1, construct, context)
