@@ -81,7 +81,8 @@ def _sentence(rng: random.Random) -> str:
         words.insert(rng.randint(0, len(words)), f"`{rng.choice(WORDS)}()`")
     if rng.random() < 0.2:
         words.insert(rng.randint(0, len(words)), f"**{rng.choice(WORDS)}**")
-    return " ".join(words).capitalize() + "."
+    sentence = " ".join(words)
+    return sentence[:1].upper() + sentence[1:] + "."  # capitalize() lowered its links
 
 
 def _prose(rng: random.Random) -> str:
