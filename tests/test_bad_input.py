@@ -90,17 +90,43 @@ def test_a_flood_of_angles_finishes_with_the_one_at_each_forced_cut_escaped() ->
 
 def test_a_flood_of_open_destinations_finishes_with_those_at_forced_cuts_escaped() -> None:
     """Once quadratic too. A destination a forced cut leaves open is one the text after
-    the cut could complete (`](java` and `script:x)`): its `]` is escaped, nothing else."""
+    the cut could complete (`](java` and `script:x)`): its `]` is escaped, and then its
+    `[`, which the escape left open (the output still ends at the cut), nothing else."""
     text = "![a](x (" * 8_000
     result = S.run(text)
     assert result.text != text
-    assert result.text.replace("\\]", "]") == text
-    assert {f.detail for f in result.findings} == {"open ']' at a forced cut"}
+    assert result.text.replace("\\]", "]").replace("\\[", "[") == text
+    details = {f.detail for f in result.findings}
+    assert details == {"open ']' at a forced cut", "open '[' at a forced cut"}
 
 
 def test_a_destination_a_forced_cut_splits_is_not_completed_after_it() -> None:
     text = "[" + "x" * 8_189 + "](java" + "script:alert(1))"
-    assert S.run(text).text == "[" + "x" * 8_189 + "\\](javascript:alert(1))"
+    # Both halves of the link are escaped: the cut closes the first piece's `[`.
+    assert S.run(text).text == "\\[" + "x" * 8_189 + "\\](javascript:alert(1))"
+
+
+SHORT_HOLD = Sanitizer(Policy(max_hold_chars=256, rendered_fences=["mermaid"]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 252 + "```@i",  # a fence run at the cut, its language still to come
+        "x" * 240 + "```mermaid\nclick A call alert(1)\n```\n",
+        "~~~\n" + "x" * 240 + "![x](https://evil.example/x.png)",
+        '<a href="https://ok.example/">' + "*" * 240 + " onmouseover=alert(1)>x</a>",
+    ],
+)
+def test_a_stream_fed_a_character_at_a_time_past_a_forced_cut_equals_one_shot(
+    text: str,
+) -> None:
+    """What a forced cut removes starts where a stream stopped sending (an opener, a
+    fence's run): a stream fed one character at a time once failed ("a settled unit
+    changed text already sent")."""
+    stream = SHORT_HOLD.stream()
+    sent = "".join(stream.feed(char) for char in text) + stream.close()
+    assert sent == SHORT_HOLD.run(text).text
 
 
 def test_openers_escaped_before_a_removed_image_finish() -> None:

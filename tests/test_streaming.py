@@ -485,10 +485,10 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return push(self, text)
 
     def spy_sendable(
-        text: str, *, final: bool, hold: re.Pattern[str] | None = None
+        text: str, *, final: bool, hold: re.Pattern[str] | None = None, prefix: str = ""
     ) -> tuple[int, bool]:
-        read.append(len(text))
-        return sendable(text, final=final, hold=hold)
+        read.append(len(text) + len(prefix))
+        return sendable(text, final=final, hold=hold, prefix=prefix)
 
     monkeypatch.setattr(Segmenter, "pending", property(spy_pending))
     monkeypatch.setattr(Segmenter, "push", spy_push)

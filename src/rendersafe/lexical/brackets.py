@@ -31,7 +31,7 @@ _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 # What may stand between a reference's two labels: spaces and a line end, or (to
 # python-markdown, `\s?`) one character of any white space (`\xa0`, `\x85`).
 _BETWEEN_LABELS = re.compile(r"[^\S\n](?=\[)|[ \t]*\n?[ \t]*")
-_OPEN_TAG = re.compile(r"<[a-zA-Z][^<>]*\Z")
+_TAG_NAME = re.compile(r"[a-zA-Z]")
 # After `(` and a destination (`<...>`, or a run up to white space), white space (one
 # line break at most), an optional title, then `[`: commonmark.py's image of the
 # reference that follows.
@@ -251,9 +251,20 @@ def open_openers(text: str, code: Regions, index: BracketIndex) -> list[tuple[in
     """Openers still waiting for their close at the end of the text: `[`s without `]`,
     and a tag whose `>` has not come."""
     found = [(pos, "[") for pos in index.open_brackets]
-    tag = _OPEN_TAG.search(text)
-    if tag is not None and tag.start() not in code:
-        found.append((tag.start(), "<"))
+    return found + [(pos, "<") for pos in _open_tags(text, code)]
+
+
+def _open_tags(text: str, code: Regions) -> list[int]:
+    """The tag last opened and still open, and each before it that escaping it leaves
+    open (`<a x="<b` is open at `<a` too once `<b` is `&lt;b`): all in one reading,
+    where one tag a reading would take as many readings as there are tags."""
+    found: list[int] = []
+    floor, end = text.rfind(">") + 1, len(text)
+    while (at := text.rfind("<", floor, end)) >= 0 and _TAG_NAME.match(text, at + 1):
+        if at in code:
+            break
+        found.append(at)
+        end = at
     return found
 
 

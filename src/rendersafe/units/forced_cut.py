@@ -7,20 +7,21 @@ import re
 from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.state import Pass
-from ..engine.triggers import URLISH
+from ..engine.triggers import URLISH, first_opener
 from ..findings import Action, Construct, Reason
 from ..lexical import BracketIndex, open_openers
 from ..urls import INVISIBLE
-from .blocks import OpenBlocks
 
 __all__ = ["close_after_cut", "close_openers"]
 
 _CUT = (Reason.HOLD_LIMIT,)
 # The last `]` or `<` before the cut, past white space, or a `]` before a destination
 # the cut leaves open (`](javas` ... `cript:x)`).
-_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|([\]<]))\s*\Z")
+_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|([\]<]))(\s*)\Z")
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
+_BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")  # may open a rendered fence, language to come
 
 
 def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> None:
@@ -29,6 +30,11 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
     of the unit) is removed whole: neither half can be judged alone."""
     text = ps.source.text
     word = max(text.rfind(" "), text.rfind("\t"), text.rfind("\n"), prefix - 1) + 1
+    # A stream sends a word up to an opener in it (`xx[a]@b`, `xx```@`: a rendered
+    # fence's opening run holds even before its language is known): that stays.
+    stop = _first_stop(text, word, ps.rules.rendered.hold)
+    if stop >= 0 and URLISH.search(text, word, stop) is None:
+        word = stop
     if word == len(text) or not URLISH.search(text, word):
         word = len(text)  # the cut fell between words, or inside something not a URL
     else:
@@ -55,11 +61,41 @@ def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
     `]` (a link's or a reference's end, with `(`, `[` or `:` after; python-markdown
     allows white space between), also when a destination has opened after it, and a
     `<` (a tag's or an autolink's start). A stream holds this text from its `[` or `<`
-    on; an `!` at the end it sent, and the next unit closes it (`close_after_cut`)."""
+    on; an `!` at the end it sent, and the next unit closes it (`close_after_cut`).
+    Inside a fence too: python-markdown reads a fence not closed yet (all a stream has
+    sent) as a paragraph. The segmenter cuts where no such tail is (`_clean_cut`)
+    when it can, so code rarely shows the escape."""
     found = _TAIL.search(text, max(0, word - _MOST_TAIL))
-    if found is None or found.start() in code or _in_a_fence(text):
+    if found is None or found.start() in code or _blank_line_in(found.group(3)):
         return []
+    if _escaped(text, found.start()):
+        return []  # an escaped `]` (a marker's `\]`) ends nothing
     return [(found.start(), found.group(1) or found.group(2))]
+
+
+def _blank_line_in(space: str) -> bool:
+    """Does this white space after a `]` or `<` hold a blank line, which ends every
+    construct before it (a paragraph's end), whatever text follows?"""
+    return _BLANK_LINE.search(space) is not None
+
+
+def _first_stop(text: str, start: int, hold: re.Pattern[str] | None) -> int:
+    """Where a stream first stops sending in text[start:] (-1: nowhere): an opener, or
+    with rendered fences a run that may open one (its language still to come)."""
+    found = [first_opener(text, start)]
+    if hold is not None:
+        run = _FENCE_RUN.search(text, start)
+        held = hold.search(text, start)
+        found += [m.start() for m in (run, held) if m is not None]
+    return min((at for at in found if at >= 0), default=-1)
+
+
+def _escaped(text: str, at: int) -> bool:
+    """Is the character at `at` backslash-escaped (an odd run of backslashes before)?"""
+    run = at
+    while run > 0 and text[run - 1] == "\\":
+        run -= 1
+    return (at - run) % 2 == 1
 
 
 def close_after_cut(ps: Pass, code: Regions) -> None:
@@ -72,12 +108,3 @@ def close_after_cut(ps: Pass, code: Regions) -> None:
     detail = "'[' after an '!' before a forced cut"
     edit = Edit(found.end() - 1, found.end(), ("\\[",))
     ps.change(edit, Construct.IMAGE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
-
-
-def _in_a_fence(text: str) -> bool:
-    """Does `text` end inside a fence it (or the context line before it) opened? The
-    text after the cut is read inside it too, where no Markdown construct is live."""
-    blocks = OpenBlocks()
-    for line in text.splitlines(keepends=True):
-        blocks.track(line)
-    return blocks.fence is not None

@@ -252,7 +252,11 @@ class Segmenter:
         text = self.pending
         line_start = len(text) - len(self._line)
         window = text[: self.limit]
-        cut = window.rfind("\n", self.limit // 2) + 1
+        cut = _clean_cut(window, self.limit // 2, "\n") or _clean_cut(
+            window, self.limit // 2, " \t"
+        )
+        if cut <= 0:
+            cut = window.rfind("\n", self.limit // 2) + 1
         if cut <= 0:
             cut = max(window.rfind(" ", self.limit // 2), window.rfind("\t", self.limit // 2)) + 1
         if cut <= 0:
@@ -310,3 +314,51 @@ def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
     """Could text[start:end] hold a construct a renderer fetches or links?"""
     stop = len(text) if end is None else end
     return first_opener(text, start, stop) >= 0 or URLISH.search(text, start, stop) is not None
+
+
+def _clean_cut(window: str, half: int, separators: str) -> int:
+    """The last cut after one of `separators` in the second half of `window` that leaves
+    nothing open a later text could complete, or 0: no `[` or `<` open since the line
+    `half` is in began, no tail `units.forced_cut` escapes (`_open_tail`). A forced cut
+    escapes what it leaves open, which a fence would show: a clean cut spares it. One
+    scan forward, however many separators are rejected."""
+    pattern = _SEPARATORS[separators]
+    at = window.rfind("\n", 0, half) + 1
+    depth, angle, best = 0, False, 0
+    for found in pattern.finditer(window, half):
+        piece = window[at : found.start()]
+        depth = max(0, depth + piece.count("[") - piece.count("]"))
+        if piece.rfind("<") > piece.rfind(">"):
+            angle = True
+        elif ">" in piece:
+            angle = False
+        at = found.start()
+        if depth == 0 and not angle and not _open_tail(window, found.end()):
+            best = found.end()
+    return best
+
+
+_BLANK_LINE: Final = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")  # ends a paragraph
+_SEPARATORS: Final = {"\n": re.compile("\n"), " \t": re.compile("[ \t]")}
+
+
+def _open_tail(text: str, end: int) -> bool:
+    """Does text[:end] end (white space without a blank line aside) in a `]` or `<`, or
+    in a destination opened after a `]` (`](javas`), as `units.forced_cut` escapes at
+    a forced cut?"""
+    last = end
+    while last > 0 and text[last - 1].isspace():
+        last -= 1
+    if last == 0 or _BLANK_LINE.search(text, last, end) is not None:
+        return False
+    if text[last - 1] in "]<":
+        return True
+    start = last
+    while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "()":
+        start -= 1
+    if start == 0 or text[start - 1] != "(":
+        return False
+    start -= 1
+    while start > 0 and text[start - 1].isspace():
+        start -= 1
+    return start > 0 and text[start - 1] == "]"

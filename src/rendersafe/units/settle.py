@@ -172,7 +172,9 @@ class UnitSanitizer:
             if not current.findings:
                 return current, findings
             read = current.text
-            current = self._pass(replace(unit, text=read), carry, _Reading(context, recheck=True))
+            # A forced unit's output still ends at its cut: each reading closes it.
+            again = _Reading(context, recheck=True, close_cut=unit.forced)
+            current = self._pass(replace(unit, text=read), carry, again)
             findings.extend(_placed_in(unit, read, f) for f in current.findings)
         if not current.findings:
             return current, findings
@@ -235,7 +237,8 @@ class UnitSanitizer:
         text = neutralise_unit(unit, self.rules.markers.link, hold)
         # One more pass reads what the neutralised text leaves for the next unit; where
         # it would still change what a stream sent, its edits are not taken.
-        outcome = self._pass(replace(unit, text=text), carry, _Reading(context, recheck=True))
+        again = _Reading(context, recheck=True, close_cut=unit.forced)
+        outcome = self._pass(replace(unit, text=text), carry, again)
         if not _keeps_what_streams_send(unit, outcome.text, hold):
             outcome = replace(outcome, text=text)
         construct = first.findings[0].kind if first.findings else Construct.HTML
