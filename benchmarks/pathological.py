@@ -86,6 +86,8 @@ PATTERNS = {
     "opens before images": "[" * 100 + EVIL,
     # Inside fences the policy renders (`RENDERED`), and math in prose.
     "mermaid clicks": "click A call f()\n",
+    "mermaid blank lines": "\n",  # what a forced cut reads back: white space, every cut
+    "mermaid spaces": "  ",
     "mermaid <img": "<img src=x ",
     "mermaid %%{": "%%{",
     "svg <style": "<style>",
@@ -125,6 +127,8 @@ PATTERNS = {
 }
 RENDERED = {
     "mermaid clicks": "```mermaid\n",
+    "mermaid blank lines": "```mermaid\n",
+    "mermaid spaces": "```mermaid\n",
     "mermaid <img": "```mermaid\n",
     "mermaid %%{": "```mermaid\n",
     "svg <style": "```svg\n",

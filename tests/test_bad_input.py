@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from attacks import violations
 from rendersafe import InputTooLargeError, Policy, SanitizeError, Sanitizer, sanitize
 from rendersafe.findings import Construct, Reason
 
@@ -127,6 +128,24 @@ def test_a_stream_fed_a_character_at_a_time_past_a_forced_cut_equals_one_shot(
     stream = SHORT_HOLD.stream()
     sent = "".join(stream.feed(char) for char in text) + stream.close()
     assert sent == SHORT_HOLD.run(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 245 + "![a](\rhttps://e)",  # a destination after a lone CR, split by the cut
+        "x" * 233 + "![a b c][r]\r\r[r]: https://evil.example/r.png\n",  # a definition
+    ],
+)
+def test_a_lone_carriage_return_ends_a_line_at_a_forced_cut(text: str) -> None:
+    """Every renderer reads a lone CR as a line end (a fixture file cannot hold one):
+    the cut and what it leaves open read it so too."""
+    result = SHORT_HOLD.run(text)
+    assert violations(result.text, image_hosts=[], trusted_hosts=[]) == []
+    assert violations(text, image_hosts=[], trusted_hosts=[]) != []
+    assert SHORT_HOLD.run(result.text).text == result.text
+    stream = SHORT_HOLD.stream()
+    assert "".join(stream.feed(c) for c in text) + stream.close() == result.text
 
 
 def test_openers_escaped_before_a_removed_image_finish() -> None:

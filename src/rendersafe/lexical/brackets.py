@@ -32,6 +32,10 @@ _BRACKET = re.compile(r"\\.|[\[\]]", re.DOTALL)
 # python-markdown, `\s?`) one character of any white space (`\xa0`, `\x85`).
 _BETWEEN_LABELS = re.compile(r"[^\S\n](?=\[)|[ \t]*\n?[ \t]*")
 _TAG_NAME = re.compile(r"[a-zA-Z]")
+_TAG_START = re.compile(r"<[a-zA-Z]")
+# A tag's body as a browser reads it, up to its `>` or to where a quote is not closed.
+_TAG_BODY = re.compile(r"""(?:[^>"']+|"[^"]*"|'[^']*')*""")
+_MOST_QUOTED = 4
 # After `(` and a destination (`<...>`, or a run up to white space), white space (one
 # line break at most), an optional title, then `[`: commonmark.py's image of the
 # reference that follows.
@@ -255,9 +259,10 @@ def open_openers(text: str, code: Regions, index: BracketIndex) -> list[tuple[in
 
 
 def _open_tags(text: str, code: Regions) -> list[int]:
-    """The tag last opened and still open, and each before it that escaping it leaves
-    open (`<a x="<b` is open at `<a` too once `<b` is `&lt;b`): all in one reading,
-    where one tag a reading would take as many readings as there are tags."""
+    """The tags open at the end of the text, in every reading: the last one opened,
+    and each before it that escaping it leaves open (`<a x="<b`: all in one reading,
+    where one tag a reading would take as many readings as there are tags); and as a
+    browser reads quotes (`<img alt=">"` is open until a `>` outside them)."""
     found: list[int] = []
     floor, end = text.rfind(">") + 1, len(text)
     while (at := text.rfind("<", floor, end)) >= 0 and _TAG_NAME.match(text, at + 1):
@@ -265,7 +270,37 @@ def _open_tags(text: str, code: Regions) -> list[int]:
             break
         found.append(at)
         end = at
+    return sorted({*found, *_open_quoted(text, code)})
+
+
+def _open_quoted(text: str, code: Regions) -> list[int]:
+    """The tag a browser reads as still open at the end of the text (quoted values
+    hide a `>`), and each inside it that escaping its `<` leaves open; past a few, every
+    tag start inside the first (they are all inside it: a flood)."""
+    found: list[int] = []
+    at = _open_tag_from(text, code, 0)
+    while at >= 0:
+        found.append(at)
+        if len(found) == _MOST_QUOTED:
+            rest = (m.start() for m in _TAG_START.finditer(text, at + 1))
+            return found + [pos for pos in rest if pos not in code]
+        at = _open_tag_from(text, code, at + 1)
     return found
+
+
+def _open_tag_from(text: str, code: Regions, pos: int) -> int:
+    """Where the tag starts that is open at the end of text[pos:], tags read one after
+    another as a browser reads them (-1: none)."""
+    while (start := _TAG_START.search(text, pos)) is not None:
+        if start.start() in code:
+            pos = start.start() + 1
+            continue
+        body = _TAG_BODY.match(text, start.end())
+        end = body.end() if body is not None else start.end()  # it always matches
+        if end >= len(text) or text[end] != ">":
+            return start.start()
+        pos = end + 1
+    return -1
 
 
 def _cursor(regions: Regions) -> Callable[[int], bool]:

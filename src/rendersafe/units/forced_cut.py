@@ -15,9 +15,18 @@ from ..urls import INVISIBLE
 __all__ = ["close_after_cut", "close_openers"]
 
 _CUT = (Reason.HOLD_LIMIT,)
-# The last `]` or `<` before the cut, past white space, or a `]` before a destination
-# the cut leaves open (`](javas` ... `cript:x)`).
-_TAIL = re.compile(r"(?:(\])\s*\([^\s()]*|([\]<]))(\s*)\Z")
+# The last `]` or `<` before the cut, past white space; a `]` before a destination the
+# cut leaves open (`](javas` ... `cript:x)`, `](\rhttps:/`, `](<u`, `](u "a title`), or
+# a definition's `]:` whose destination is still to come.
+_TAIL = re.compile(
+    r"""(?:(\])(?:\s*\(\s*(?:<[^<>\n]*|[^\s()]*)(?:\s+(?:"[^"]*|'[^']*|\([^)]*))?|:)"""
+    r"|([\]<]))(\s*)\Z"
+)
+# The start of a URL a split word ends in, the rest to come after the cut (`https:/`,
+# `www`, a host `evil.co`): the URL it completes is read whole by renderers.
+_URL_HEAD = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*:/{0,2}|(?<![\w.])w{1,3}|\.[^\W\d_][\w-]{0,62})\Z", re.IGNORECASE
+)
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
 _BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
@@ -29,13 +38,13 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
     after the cut can complete them. A URL the cut splits (no space in the last half
     of the unit) is removed whole: neither half can be judged alone."""
     text = ps.source.text
-    word = max(text.rfind(" "), text.rfind("\t"), text.rfind("\n"), prefix - 1) + 1
+    word = max(*map(text.rfind, " \t\n\r"), prefix - 1) + 1
     # A stream sends a word up to an opener in it (`xx[a]@b`, `xx```@`: a rendered
     # fence's opening run holds even before its language is known): that stays.
     stop = _first_stop(text, word, ps.rules.rendered.hold)
     if stop >= 0 and URLISH.search(text, word, stop) is None:
         word = stop
-    if word == len(text) or not URLISH.search(text, word):
+    if word == len(text) or not (URLISH.search(text, word) or _URL_HEAD.search(text, word)):
         word = len(text)  # the cut fell between words, or inside something not a URL
     else:
         edit = Edit(word, len(text), (ps.markers.link,))

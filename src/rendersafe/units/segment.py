@@ -255,12 +255,14 @@ class Segmenter:
         cut = _clean_cut(window, self.limit // 2, "\n") or _clean_cut(
             window, self.limit // 2, " \t"
         )
+        half = self.limit // 2
         if cut <= 0:
-            cut = window.rfind("\n", self.limit // 2) + 1
+            cut = max(window.rfind("\n", half), window.rfind("\r", half)) + 1
         if cut <= 0:
-            cut = max(window.rfind(" ", self.limit // 2), window.rfind("\t", self.limit // 2)) + 1
+            cut = max(window.rfind(" ", half), window.rfind("\t", half)) + 1
         if cut <= 0:
             cut = self.limit
+        cut = _before_run(text, cut)
         slashes = len(text[:cut]) - len(text[:cut].rstrip("\\"))
         cut -= slashes % 2  # never between a backslash and what it escapes
         unit = Unit(self._start, text[:cut], True, self._prefix)
@@ -316,15 +318,29 @@ def _risky(text: str, start: int = 0, end: int | None = None) -> bool:
     return first_opener(text, start, stop) >= 0 or URLISH.search(text, start, stop) is not None
 
 
+def _before_run(text: str, cut: int) -> int:
+    """`cut`, or the start of the backtick run it would split: a piece that ends in
+    part of a run may close a code span the whole run does not (`` `<img ...` `` then
+    `` `">``), and what the span hid is live HTML to every renderer."""
+    if cut >= len(text) or text[cut] != "`" or text[cut - 1] != "`":
+        return cut
+    start = len(text[:cut].rstrip("`"))
+    return start if start > 0 else cut
+
+
 def _clean_cut(window: str, half: int, separators: str) -> int:
     """The last cut after one of `separators` in the second half of `window` that leaves
     nothing open a later text could complete, or 0: no `[` or `<` open since the line
     `half` is in began, no tail `units.forced_cut` escapes (`_open_tail`). A forced cut
     escapes what it leaves open, which a fence would show: a clean cut spares it. One
-    scan forward, however many separators are rejected."""
+    scan forward, however many separators are rejected: white space between two
+    separators is read once (a run of blank lines, of spaces), each word's tail once."""
     pattern = _SEPARATORS[separators]
-    at = window.rfind("\n", 0, half) + 1
+    at = max(window.rfind("\n", 0, half), window.rfind("\r", 0, half)) + 1
     depth, angle, best = 0, False, 0
+    last = len(window[:half].rstrip())  # where the text before the cut last is not space
+    breaks, tail_open = _line_ends(window[last:half]), _open_tail(window, last)
+    seen = half
     for found in pattern.finditer(window, half):
         piece = window[at : found.start()]
         depth = max(0, depth + piece.count("[") - piece.count("]"))
@@ -333,25 +349,36 @@ def _clean_cut(window: str, half: int, separators: str) -> int:
         elif ">" in piece:
             angle = False
         at = found.start()
-        if depth == 0 and not angle and not _open_tail(window, found.end()):
+        gap = window[seen : found.end()]
+        solid = len(gap.rstrip())
+        if solid:
+            last = seen + solid
+            breaks, tail_open = _line_ends(gap[solid:]), _open_tail(window, last)
+        else:
+            breaks += _line_ends(gap)
+        seen = found.end()
+        # Two line ends with only white space between: a blank line ends whatever the
+        # text before it left open (a paragraph's end).
+        if depth == 0 and not angle and (breaks >= 2 or not tail_open):
             best = found.end()
     return best
 
 
-_BLANK_LINE: Final = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")  # ends a paragraph
-_SEPARATORS: Final = {"\n": re.compile("\n"), " \t": re.compile("[ \t]")}
+_SEPARATORS: Final = {"\n": re.compile("[\n\r]"), " \t": re.compile("[ \t]")}
 
 
-def _open_tail(text: str, end: int) -> bool:
-    """Does text[:end] end (white space without a blank line aside) in a `]` or `<`, or
-    in a destination opened after a `]` (`](javas`), as `units.forced_cut` escapes at
-    a forced cut?"""
-    last = end
-    while last > 0 and text[last - 1].isspace():
-        last -= 1
-    if last == 0 or _BLANK_LINE.search(text, last, end) is not None:
+def _line_ends(space: str) -> int:
+    """How many line ends `space` holds (CRLF one, a lone CR one)."""
+    return space.count("\n") + space.count("\r") - space.count("\r\n")
+
+
+def _open_tail(text: str, last: int) -> bool:
+    """Does text[:last], which does not end in white space, end in a `]` or `<`, a
+    definition's `]:` (its destination to come), or in a destination opened after a
+    `]` (`](javas`), as `units.forced_cut` escapes at a forced cut?"""
+    if last == 0:
         return False
-    if text[last - 1] in "]<":
+    if text[last - 1] in "]<" or (last >= 2 and text[last - 2 : last] == "]:"):
         return True
     start = last
     while start > 0 and not text[start - 1].isspace() and text[start - 1] not in "()":
