@@ -19,6 +19,7 @@ from conftest import policy_for
 from fixture_files import FIXTURES, Case, read_cases
 from rendersafe import Construct, Finding, Policy, PolicyError, Sanitizer
 from rendersafe.config import load_policy
+from rendersafe.findings import Reason
 from rendersafe.policy import RENDERED_FENCES
 
 RENDERED = FIXTURES / "rendered"
@@ -96,10 +97,11 @@ LONG = Sanitizer(POLICY.model_copy(update={"max_hold_chars": 256}))
 
 
 @pytest.mark.parametrize("size", [1, 7, 64])
-def test_a_fence_past_the_hold_limit_is_judged_in_pieces(size: int) -> None:
-    """A fence longer than `max_hold_chars` is cut like any unit: each piece is read
-    inside the fence and judged, the stream equals one-shot, and a second run changes
-    nothing."""
+def test_a_fence_past_the_hold_limit_is_shown_as_code(size: int) -> None:
+    """A rendered fence longer than `max_hold_chars` cannot be judged whole (a construct
+    a cut splits is in neither piece), so no UI may render it: its language becomes
+    `text`, its lines stay byte for byte, the stream equals one-shot, and a second run
+    changes nothing."""
     lines = "".join(f"  N{i}[Step {i}] --> N{i + 1}[Step {i + 1}]\n" for i in range(20))
     text = (
         '```mermaid\n%%{init: {"securityLevel": "loose"}}%%\ngraph TD\n'
@@ -109,10 +111,10 @@ def test_a_fence_past_the_hold_limit_is_judged_in_pieces(size: int) -> None:
         + "  N1[\"<img src='https://evil.example/late.png'>\"]\n```\n\nAfter.\n"
     )
     expected = LONG.run(text)
-    assert "securityLevel" not in expected.text
-    assert "call alert" not in expected.text
-    assert "evil.example" not in expected.text
-    assert lines in expected.text
+    assert expected.text == text.replace("```mermaid", "```text", 1)
+    assert [(f.kind, f.reasons) for f in expected.findings] == [
+        (Construct.RENDERED_FENCE, (Reason.HOLD_LIMIT,))
+    ]
     stream = LONG.stream()
     out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
     assert out + stream.close() == expected.text
@@ -120,11 +122,39 @@ def test_a_fence_past_the_hold_limit_is_judged_in_pieces(size: int) -> None:
     assert LONG.run(expected.text).text == expected.text
 
 
+@pytest.mark.parametrize(
+    ("fence", "body"),
+    [
+        ("~~~css", "@import 'https://evil.example/c.css';"),  # the cut at its space
+        ("```mermaid", "click A call alert(document.domain)"),
+        ("> ```css", "> a{b:url(https://evil.example/c.png)}"),
+        ("- ~~~svg", "  <image href=https://evil.example/a.png />"),
+    ],
+)
+def test_a_construct_a_forced_cut_splits_in_a_rendered_fence_is_never_rendered(
+    fence: str, body: str
+) -> None:
+    """Each piece of a fence past the hold limit was judged alone, and a construct the
+    cut split (`@import` | `'https://...'`) was in neither: the fence is shown as code."""
+    lead = fence[: len(fence) - len(fence.lstrip("> -"))].replace("-", " ")
+    filler = (lead + "x" * 40 + "\n") * 5
+    text = fence + "\n" + filler + lead + "y" * 30 + " " + body.lstrip("> ") + "\n"
+    result = LONG.run(text)
+    language = fence.lstrip("> -`~")
+    assert result.text.startswith(fence.replace(language, "text") + "\n" + filler)
+    if not fence.startswith("-"):  # in a list item, the pieces after it read as its text
+        assert result.text == text.replace(language, "text", 1)
+    stream = LONG.stream()
+    assert "".join(stream.feed(c) for c in text) + stream.close() == result.text
+    assert LONG.run(result.text).text == result.text
+
+
 @pytest.mark.parametrize("size", [1, 4, 97])
 def test_the_rest_of_a_fence_past_the_hold_limit_is_held_like_its_start(size: int) -> None:
     """A piece of a rendered fence after a forced cut holds no fence line of its own:
     plain words (`A-->B`, `click A call f()`) were sent as they came, and the one-shot
-    answer, which keeps what a stream sent, kept the callbacks too."""
+    answer, which keeps what a stream sent, kept the callbacks too, rendered. The stream
+    holds the fence from its opening line, which its first piece shows as code."""
     text = (
         "```mermaid\ngraph TD\n"
         + "A-->B\n" * 200
@@ -133,10 +163,7 @@ def test_the_rest_of_a_fence_past_the_hold_limit_is_held_like_its_start(size: in
         + "```\n\nAfter.\n"
     )
     expected = LONG.run(text)
-    assert "call alert" not in expected.text
-    assert "javascript" not in expected.text
-    assert "A-->B\n" * 200 in expected.text
-    assert all(finding.reasons[0].value != "unsettled" for finding in expected.findings)
+    assert expected.text == text.replace("```mermaid", "```text", 1)
     stream = LONG.stream()
     out = "".join(stream.feed(text[i : i + size]) for i in range(0, len(text), size))
     assert out + stream.close() == expected.text

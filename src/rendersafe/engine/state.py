@@ -132,6 +132,11 @@ class Pass:
     judged_fences: set[tuple[int, int, str]] = field(default_factory=set)
     # Where the images markdown-it read and the pass kept are, as they stand.
     kept_images: list[tuple[int, int]] = field(default_factory=list)
+    # Where the text after the prefix starts, when the pass reads a unit a forced cut
+    # ended (what it leaves open, nothing after it completes); None otherwise.
+    cut_at: int | None = None
+    # Where the opening runs of the rendered fences shown as code start (`_demoted`).
+    demoted: set[int] = field(default_factory=set)
 
     @classmethod
     def over(cls, rules: Compiled, source: SourceText, carry: Carry) -> Pass:

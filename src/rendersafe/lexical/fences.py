@@ -38,7 +38,7 @@ def pattern_fences(ps: Pass) -> None:
             continue
         language = info_language(text[run.end() : line_end])
         kind = rendered.kind(language)
-        if kind is None:
+        if kind is None or run.start() in ps.demoted:
             continue
         end = after.start() if after is not None else len(text)
         content = text[line_end + 1 : max(end, line_end + 1)]

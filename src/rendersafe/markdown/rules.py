@@ -117,6 +117,8 @@ def _fence(w: _Walk, token: Token) -> None:
     first = token.map[0] + 1 if token.map is not None else len(ps.source.lines)
     if kind is None or first >= len(ps.source.lines):
         return
+    if ps.cut_at is not None and _demoted(ps, token, language):
+        return
     start, content = ps.source.starts[first], token.content
     if ps.source.text.startswith(content, start):
         judge_fence(ps, Fence(language, kind, content, start))
@@ -127,6 +129,41 @@ def _fence(w: _Walk, token: Token) -> None:
     judge_fence(
         ps, Fence(language, kind, content, start if begin is None else begin, offsets.to_source)
     )
+
+
+def _demoted(ps: Pass, token: Token, language: str) -> bool:
+    """A rendered fence a forced cut splits is shown as code: its language becomes
+    `text`. No piece of it can be judged as what the whole becomes (a construct the
+    cut splits, `@import` | `'https://...'`, is in neither piece), so no UI may render
+    it. Its opening line is in this unit: a stream holds a rendered fence from there."""
+    lines, (top, bottom) = ps.source.lines, token.map or (0, 0)
+    after = ps.source.starts[bottom] if bottom < len(lines) else len(ps.source.text)
+    if ps.source.text[after:].strip() or _closes_fence(
+        lines[bottom - 1], token.markup, top, bottom
+    ):
+        return False  # the fence ended before the cut
+    start = ps.source.starts[top]
+    line = lines[top]
+    run = line.find(token.markup)
+    at = line.find(language, run + len(token.markup)) if run >= 0 else -1
+    if at < 0 or start < (ps.cut_at or 0):
+        return False
+    ps.demoted.add(start + run)
+    edit = Edit(start + at, start + at + len(language), ("text",))
+    detail = f"{language}: past the hold limit, shown as code"
+    ps.change(
+        edit, Construct.RENDERED_FENCE, Action.NEUTRALISED, (Reason.HOLD_LIMIT,), detail=detail
+    )
+    return True
+
+
+def _closes_fence(line: str, markup: str, top: int, bottom: int) -> bool:
+    """Is `line`, the last of a fence's lines, its closing fence (after a container's
+    markers)?"""
+    if bottom - 1 <= top or not markup:
+        return False
+    body = line.lstrip(" \t>").rstrip()
+    return body.startswith(markup) and not body.strip(markup[0])
 
 
 BlockRule = Callable[[_Walk, Token], None]

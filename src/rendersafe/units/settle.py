@@ -313,6 +313,7 @@ class UnitSanitizer:
         """Run the steps of one pass over `source`; `close_at`: where the text after
         a prefix starts, when a forced cut left constructs open in it."""
         ps = Pass.over(self.rules, source, carry)
+        ps.cut_at = close_at
         if plain_controls(ps):  # then `_pass` reads what every renderer reads alike
             return ps, ps.delta({}, ())
         env = carry.env()
