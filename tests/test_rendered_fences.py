@@ -19,6 +19,7 @@ from conftest import policy_for
 from fixture_files import FIXTURES, Case, read_cases
 from rendersafe import Construct, Finding, Policy, PolicyError, Sanitizer
 from rendersafe.config import load_policy
+from rendersafe.engine.rendered import info_language
 from rendersafe.findings import Reason
 from rendersafe.policy import RENDERED_FENCES
 
@@ -57,7 +58,7 @@ def test_undeclared_languages_stay_code(case: Case) -> None:
 def test_findings_name_the_fence_and_its_language(case: Case) -> None:
     result = DECLARED.run(case.input, conversation=case.conversation)
     openers = [line.strip("`") for line in case.input.splitlines() if line.startswith("```")]
-    languages = {opener.split()[0] for opener in openers if opener}
+    languages = {info_language(opener) for opener in openers if opener}
     assert result.findings
     for finding in result.findings:
         assert finding.kind == Construct.RENDERED_FENCE
@@ -170,6 +171,23 @@ def test_the_rest_of_a_fence_past_the_hold_limit_is_held_like_its_start(size: in
     assert LONG.run(expected.text).text == expected.text
 
 
+@pytest.mark.parametrize(
+    "macro", ["\\includegraphics{https://evil.example/x.png}", "\\href{javascript:alert(1)}{a}"]
+)
+@pytest.mark.parametrize("at", range(236, 256, 3))
+def test_a_tex_macro_a_forced_cut_splits_in_prose_math_goes(macro: str, at: int) -> None:
+    """With math in prose rendered, a cut inside a fetching macro's name or argument
+    (`\\includegraph` | `ics{...}`, `\\href{ja` | `vascript:...}`) left neither piece
+    holding the macro and its argument: the piece before the cut loses it."""
+    sanitizer = Sanitizer(Policy(max_hold_chars=256, rendered_fences=["$$"]))
+    text = "$$\n" + "x" * at + macro + "\n$$\n"
+    result = sanitizer.run(text)
+    assert "\\includegraphics{" not in result.text
+    assert "\\href{" not in result.text
+    stream = sanitizer.stream()
+    assert "".join(stream.feed(c) for c in text) + stream.close() == result.text
+
+
 def test_the_policy_reads_rendered_fences_from_toml_and_the_environment(tmp_path: Path) -> None:
     path = tmp_path / "p.toml"
     path.write_text('rendered_fences = ["HTML", "mermaid", "$$"]\n')
@@ -242,14 +260,15 @@ def test_a_fence_found_by_pattern_holds_its_unit_open_to_the_next_run(text: str)
     assert placed(stream.findings) == placed(expected.findings)
 
 
-def test_a_forced_cut_inside_a_fence_found_by_pattern_keeps_it_open() -> None:
-    """A fence the pattern finds, longer than the hold limit: each unit after a forced
-    cut is read behind a line that opens it again, so its end is judged as CSS."""
+def test_a_forced_cut_inside_a_fence_found_by_pattern_shows_it_as_code() -> None:
+    """A fence only a pattern-reading UI finds (three backticks mid-line to the next),
+    longer than the hold limit: its run pairs with one after the cut, so it is shown as
+    code like a fence markdown-it reads (its language `text`)."""
     sanitizer = Sanitizer(POLICY.model_copy(update={"max_hold_chars": 1024}))
     rules = "".join(f".c{i} {{ color: red }}\n" for i in range(200))
     text = f"Styles ```css\n\n{rules}body {{ background: url(https://evil.example/a.png) }}\n"
     expected = sanitizer.run(text)
-    assert "evil" not in expected.text
+    assert expected.text == text.replace("```css", "```text", 1)
     assert [f.kind for f in expected.findings] == [Construct.RENDERED_FENCE]
     stream = sanitizer.stream()
     out = "".join(stream.feed(text[at : at + 97]) for at in range(0, len(text), 97))

@@ -15,9 +15,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from markdown_it.common.utils import unescapeAll
+
 from ..policy import RENDERED_FENCES
 
-__all__ = ["NO_RENDERED_FENCES", "PROSE_MATH", "TEX_HOLDERS", "RenderedFences", "info_language"]
+__all__ = [
+    "INFO_WORD",
+    "NO_RENDERED_FENCES",
+    "PROSE_MATH",
+    "TEX_HOLDERS",
+    "RenderedFences",
+    "info_language",
+]
 
 PROSE_MATH = "$$"
 # TeX control words that fetch, style with CSS, load, or make another name for one.
@@ -46,13 +55,17 @@ TEX_HOLDERS = tuple(
 )
 # The first word of a fence's info string, as marked, remark and markdown-it take it
 # (`{.html}` and `.html`, pandoc's attribute forms, read as `html` too).
-_INFO_WORD = re.compile(r"[\s{.]*([^\s{}.]*)")
+INFO_WORD = re.compile(r"[\s{.]*([^\s{}.]*)")
 _RUN = r"(?:`{3,}|~{3,})[ \t]*[{.]*"
 
 
 def info_language(info: str) -> str:
-    """The language a fence's info string names, lower case ("" when none)."""
-    found = _INFO_WORD.match(info)
+    """The language a fence's info string names, lower case ("" when none), its
+    character references and backslash escapes decoded as every CommonMark renderer
+    decodes them (`&#109;ermaid` is a Mermaid fence)."""
+    if "&" in info or "\\" in info:
+        info = unescapeAll(info)
+    found = INFO_WORD.match(info)
     return found.group(1).lower() if found is not None else ""
 
 
@@ -75,10 +88,13 @@ class RenderedFences:
         holds = []
         if kinds:
             languages = "|".join(sorted(map(re.escape, kinds), key=len, reverse=True))
-            # A run followed by a declared language, or by nothing yet but letters.
-            holds.append(rf"{_RUN}(?i:{languages}|[a-z]*\Z)")
+            # A run followed by a declared language, by nothing yet but letters, or by
+            # a character reference or an escape, which may spell one (`&#109;ermaid`).
+            holds.append(rf"{_RUN}(?:(?i:{languages}|[a-z]*\Z)|[&\\])")
         if prose_math:
-            holds.append(rf"\\(?:{'|'.join(TEX_HOLDERS)})(?![A-Za-z])")
+            # A control word that may still grow into one of them is held as well (a
+            # forced cut may split it: `\includegraph` | `ics{...}`, `units.forced_cut`).
+            holds.append(rf"\\(?:(?:{'|'.join(TEX_HOLDERS)})(?![A-Za-z])|[A-Za-z]*\Z)")
         hold = re.compile("|".join(holds)) if holds else None
         triggers = ("`~" if kinds else "") + ("\\" if prose_math else "")
         return cls(MappingProxyType(kinds), prose_math, hold, triggers)

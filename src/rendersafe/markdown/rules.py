@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from .. import html
 from ..engine.edits import Edit, Keep
+from ..engine.rendered import INFO_WORD as _INFO_WORD
 from ..engine.rendered import info_language
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
@@ -117,7 +118,7 @@ def _fence(w: _Walk, token: Token) -> None:
     first = token.map[0] + 1 if token.map is not None else len(ps.source.lines)
     if kind is None or first >= len(ps.source.lines):
         return
-    if ps.cut_at is not None and _demoted(ps, token, language):
+    if ps.cut_at is not None and _demoted(ps, token):
         return
     start, content = ps.source.starts[first], token.content
     if ps.source.text.startswith(content, start):
@@ -131,39 +132,37 @@ def _fence(w: _Walk, token: Token) -> None:
     )
 
 
-def _demoted(ps: Pass, token: Token, language: str) -> bool:
-    """A rendered fence a forced cut splits is shown as code: its language becomes
+def _demoted(ps: Pass, token: Token) -> bool:
+    """A rendered fence a forced cut splits is shown as code: the first word of its
+    info string (the language, however spelt: `CSS`, `{.css}`, `&#99;ss`) becomes
     `text`. No piece of it can be judged as what the whole becomes (a construct the
     cut splits, `@import` | `'https://...'`, is in neither piece), so no UI may render
     it. Its opening line is in this unit: a stream holds a rendered fence from there."""
-    lines, (top, bottom) = ps.source.lines, token.map or (0, 0)
-    after = ps.source.starts[bottom] if bottom < len(lines) else len(ps.source.text)
-    if ps.source.text[after:].strip() or _closes_fence(
-        lines[bottom - 1], token.markup, top, bottom
-    ):
+    top, bottom = token.map or (0, 0)
+    after = ps.source.starts[bottom] if bottom < len(ps.source.lines) else len(ps.source.text)
+    if ps.source.text[after:].strip() or _closed(token):
         return False  # the fence ended before the cut
-    start = ps.source.starts[top]
-    line = lines[top]
+    start, line = ps.source.starts[top], ps.source.lines[top]
     run = line.find(token.markup)
-    at = line.find(language, run + len(token.markup)) if run >= 0 else -1
-    if at < 0 or start < (ps.cut_at or 0):
+    word = _INFO_WORD.match(line, run + len(token.markup)) if run >= 0 else None
+    if word is None or not word.group(1) or start < (ps.cut_at or 0):
         return False
     ps.demoted.add(start + run)
-    edit = Edit(start + at, start + at + len(language), ("text",))
-    detail = f"{language}: past the hold limit, shown as code"
+    edit = Edit(start + word.start(1), start + word.end(1), ("text",))
+    detail = f"{info_language(token.info)}: past the hold limit, shown as code"
     ps.change(
         edit, Construct.RENDERED_FENCE, Action.NEUTRALISED, (Reason.HOLD_LIMIT,), detail=detail
     )
     return True
 
 
-def _closes_fence(line: str, markup: str, top: int, bottom: int) -> bool:
-    """Is `line`, the last of a fence's lines, its closing fence (after a container's
-    markers)?"""
-    if bottom - 1 <= top or not markup:
-        return False
-    body = line.lstrip(" \t>").rstrip()
-    return body.startswith(markup) and not body.strip(markup[0])
+def _closed(token: Token) -> bool:
+    """Did markdown-it read the fence's closing line (its lines: the opening one, the
+    content's, and a closing one)?"""
+    top, bottom = token.map or (0, 0)
+    content = token.content
+    lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
+    return bottom - top > 1 + lines
 
 
 BlockRule = Callable[[_Walk, Token], None]

@@ -27,6 +27,7 @@ _IMPORT = re.compile(
 )
 _IMAGE_SET = re.compile(r"(?:-webkit-)?image-set\(([^)]*)\)", re.IGNORECASE)
 _STRING = re.compile(r""""([^"]*)"|'([^']*)'""")
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)", re.DOTALL)
 _ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\n\f]?|(.))", re.DOTALL)
 # Where a `url(` written with escapes or a quoted `@import` may start.
 _MAYBE = re.compile(r"url|@import|image-set|\\", re.IGNORECASE)
@@ -46,9 +47,20 @@ class Found:
 
 
 def found(css: str) -> Iterator[Found]:
-    """Every URL `css` fetches, as written."""
+    """Every URL `css` fetches, as written, and as read with its comments taken out
+    (`@import /**/'https://...'`; each as blanks of its length, so the places hold; a
+    `/*` inside a string is no comment, so both readings are taken)."""
     if _MAYBE.search(css) is None:
         return
+    seen: set[tuple[int, int]] = set()
+    for text in (css, _COMMENT.sub(_blank, css)) if "/*" in css else (css,):
+        for item in _found(text):
+            if (item.start, item.end) not in seen:
+                seen.add((item.start, item.end))
+                yield item
+
+
+def _found(css: str) -> Iterator[Found]:
     for match in _URL.finditer(css):
         yield Found(_first(match), match.start(), match.end(), statement=False)
     for match in _IMPORT.finditer(css):
@@ -56,6 +68,10 @@ def found(css: str) -> Iterator[Found]:
     for match in _IMAGE_SET.finditer(css):
         for string in _STRING.finditer(match.group(1)):
             yield Found(_first(string), match.start(), match.end(), statement=False)
+
+
+def _blank(comment: re.Match[str]) -> str:
+    return " " * len(comment.group())
 
 
 def unescaped(css: str) -> str:

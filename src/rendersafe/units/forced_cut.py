@@ -6,6 +6,7 @@ import re
 
 from ..engine.edits import Edit
 from ..engine.regions import Regions
+from ..engine.rendered import TEX_HOLDERS
 from ..engine.state import Pass
 from ..engine.triggers import URLISH, first_opener
 from ..findings import Action, Construct, Reason
@@ -31,6 +32,18 @@ _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
 _BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")  # may open a rendered fence, language to come
+# A TeX macro that fetches, its arguments not all there at the end of the text: white
+# space, optional `[...]`, a `{` group begun and not closed (one level of groups inside);
+# or any control word at the very end, which may be one cut short.
+_OPEN_MACRO = re.compile(
+    rf"\\(?:{'|'.join(TEX_HOLDERS)})(?![A-Za-z])\s*(?:\[[^\]]*\]?\s*)*"
+    r"(?:\{(?:[^{}]|\{[^{}]*\})*(?:\{[^{}]*)?)?\Z"
+    r"|\\[A-Za-z]+\Z"  # a control word the cut splits (`\includegraph` | `ics{...}`)
+)
+# A fence's opening run at the end of the text with only white space and a word begun
+# after it: backticks anywhere (a pattern-reading UI pairs them), tildes at a line's
+# start.
+_OPEN_INFO = re.compile(r"(?:(?:(?<=[\n\r])|\A)[ \t>]*(~{3,})|(?<!`)(`{3,}))[ \t]*[^\s`~]*\Z")
 
 
 def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> None:
@@ -50,6 +63,8 @@ def close_openers(ps: Pass, code: Regions, index: BracketIndex, prefix: int) -> 
         edit = Edit(word, len(text), (ps.markers.link,))
         detail = "word split by a forced cut"
         ps.change(edit, Construct.BARE_URL, Action.REMOVED, _CUT, detail=detail, detector="lexical")
+    _close_info(ps, prefix)
+    _close_macro(ps, prefix)
     escapes: dict[tuple[str, bool], list[Edit]] = {}
     for pos, kind in [*open_openers(text, code, index), *_at_the_cut(text, code, word)]:
         if pos in ps.claimed or pos >= word:
@@ -80,6 +95,44 @@ def _at_the_cut(text: str, code: Regions, word: int) -> list[tuple[int, str]]:
     if _escaped(text, found.start()):
         return []  # an escaped `]` (a marker's `\]`) ends nothing
     return [(found.start(), found.group(1) or found.group(2))]
+
+
+def _close_info(ps: Pass, prefix: int) -> None:
+    """A fence's opening line the cut splits, its language still to come (a run, white
+    space, maybe a word begun): with fences the policy renders, it is shown as code,
+    `text` its first word whatever follows after the cut. A stream holds such a run."""
+    text = ps.source.text
+    if not ps.rules.rendered.kinds or ("```" not in text and "~~~" not in text):
+        return
+    line = max(text.rfind("\n"), text.rfind("\r")) + 1
+    found = _OPEN_INFO.search(text, max(line, prefix))
+    at = -1 if found is None else found.end(1) if found.group(1) else found.end(2)
+    if at < 0 or at in ps.claimed:
+        return
+    detail = "a fence's opening line split by a forced cut, shown as code"
+    edit = Edit(at, at, ("text",))
+    ps.change(
+        edit, Construct.RENDERED_FENCE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical"
+    )
+
+
+def _close_macro(ps: Pass, prefix: int) -> None:
+    """A TeX macro that fetches or names one (`TEX_HOLDERS`) whose argument the cut
+    leaves to come (`\\href` | `{javascript:...}`, `\\url{https://e` | `vil...}`): with
+    math in prose rendered, it goes to the cut. Neither piece holds the macro and its
+    argument, so neither is judged as the renderer reads them; a stream holds the text
+    from such a macro on (`RenderedFences.hold`)."""
+    text = ps.source.text
+    if not ps.rules.rendered.prose_math or "\\" not in text:
+        return
+    found = _OPEN_MACRO.search(text, prefix)
+    if found is None or any(at in ps.claimed for at in range(found.start(), len(text))):
+        return
+    detail = "a TeX macro whose argument a forced cut split"
+    edit = Edit(found.start(), len(text), ())
+    ps.change(
+        edit, Construct.RENDERED_FENCE, Action.REMOVED, _CUT, detail=detail, detector="lexical"
+    )
 
 
 def _blank_line_in(space: str) -> bool:

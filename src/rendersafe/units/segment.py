@@ -262,7 +262,7 @@ class Segmenter:
             cut = max(window.rfind(" ", half), window.rfind("\t", half)) + 1
         if cut <= 0:
             cut = self.limit
-        cut = _before_run(text, cut)
+        cut = _before_run(text, self._before_block(text, cut))
         slashes = len(text[:cut]) - len(text[:cut].rstrip("\\"))
         cut -= slashes % 2  # never between a backslash and what it escapes
         unit = Unit(self._start, text[:cut], True, self._prefix)
@@ -285,6 +285,24 @@ class Segmenter:
     def prefix(self) -> str:
         """What the unit still arriving starts inside (`Unit.prefix`)."""
         return self._prefix
+
+    def _before_block(self, text: str, cut: int) -> int:
+        """`cut`, or the start of the opening line of the block (a fence, a raw block)
+        open there, when this unit opened it after its start: cut before it, a block
+        that fits the limit is read whole (a short rendered fence after long prose is
+        rendered, not shown as code)."""
+        context, opened = self._prefix, 0
+        for at, changed in self._contexts:
+            if at > cut:
+                break
+            if changed and not context:
+                opened = at
+            context = changed
+        if not context or opened == 0:
+            return cut
+        line = text[:opened].rstrip("\r\n")
+        start = max(line.rfind("\n"), line.rfind("\r")) + 1
+        return start if start > 0 else cut
 
     def _context(self) -> str:
         return self._state.context()
