@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import re
 
-from ..engine.edits import Edit
 from ..engine.regions import Regions
-from ..engine.rendered import INFO_WORD, PROSE_MATH, info_language
+from ..engine.rendered import PROSE_MATH, info_language
 from ..engine.state import Pass
-from ..findings import Action, Construct, Reason
 from ..rendered import Fence, judge_fence
+from ..rendered.fence import show_as_code
 
 __all__ = ["pattern_fences", "prose_math"]
 
@@ -42,32 +41,13 @@ def pattern_fences(ps: Pass) -> None:
         kind = rendered.kind(language)
         if kind is None or run.start() in ps.demoted:
             continue
-        if after is None and ps.cut_at is not None and _demoted(ps, run, line_end):
+        # The last run of a unit a forced cut ended pairs with a run after the cut.
+        last = after is None and ps.cut_at is not None
+        if last and show_as_code(ps, run.start(), run.end(), line_end, detector="lexical"):
             continue
         end = after.start() if after is not None else len(text)
         content = text[line_end + 1 : max(end, line_end + 1)]
         judge_fence(ps, Fence(language, kind, content, line_end + 1, detector="lexical"))
-
-
-def _demoted(ps: Pass, run: re.Match[str], line_end: int) -> bool:
-    """The last run of a unit a forced cut ended pairs with a run after the cut: shown
-    as code, as a fence markdown-it reads (`markdown.rules`), its language `text`."""
-    word = INFO_WORD.match(ps.source.text, run.end(), line_end)
-    if word is None or not word.group(1) or run.start() < (ps.cut_at or 0):
-        return False
-    ps.demoted.add(run.start())
-    edit = Edit(word.start(1), word.end(1), ("text",))
-    detail = f"{info_language(word.group(1))}: past the hold limit, shown as code"
-    reasons = (Reason.HOLD_LIMIT,)
-    ps.change(
-        edit,
-        Construct.RENDERED_FENCE,
-        Action.NEUTRALISED,
-        reasons,
-        detail=detail,
-        detector="lexical",
-    )
-    return True
 
 
 def prose_math(ps: Pass, code: Regions) -> None:

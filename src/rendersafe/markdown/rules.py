@@ -22,11 +22,11 @@ from markdown_it.token import Token
 
 from .. import html
 from ..engine.edits import Edit, Keep
-from ..engine.rendered import INFO_WORD as _INFO_WORD
 from ..engine.rendered import info_language
 from ..engine.state import Pass
 from ..findings import Action, Construct, Reason
 from ..rendered import Fence, judge_fence
+from ..rendered.fence import show_as_code
 from ..urls import Role, Verdict
 from .labels import label_keys
 from .parser import OffsetMap, destination
@@ -133,27 +133,18 @@ def _fence(w: _Walk, token: Token) -> None:
 
 
 def _demoted(ps: Pass, token: Token) -> bool:
-    """A rendered fence a forced cut splits is shown as code: the first word of its
-    info string (the language, however spelt: `CSS`, `{.css}`, `&#99;ss`) becomes
-    `text`. No piece of it can be judged as what the whole becomes (a construct the
-    cut splits, `@import` | `'https://...'`, is in neither piece), so no UI may render
-    it. Its opening line is in this unit: a stream holds a rendered fence from there."""
+    """A rendered fence still open where a forced cut ended the unit is shown as code
+    (`rendered.show_as_code`). Its opening line is in this unit: a stream holds a
+    rendered fence from there."""
     top, bottom = token.map or (0, 0)
     after = ps.source.starts[bottom] if bottom < len(ps.source.lines) else len(ps.source.text)
     if ps.source.text[after:].strip() or _closed(token):
         return False  # the fence ended before the cut
     start, line = ps.source.starts[top], ps.source.lines[top]
     run = line.find(token.markup)
-    word = _INFO_WORD.match(line, run + len(token.markup)) if run >= 0 else None
-    if word is None or not word.group(1) or start < (ps.cut_at or 0):
+    if run < 0:
         return False
-    ps.demoted.add(start + run)
-    edit = Edit(start + word.start(1), start + word.end(1), ("text",))
-    detail = f"{info_language(token.info)}: past the hold limit, shown as code"
-    ps.change(
-        edit, Construct.RENDERED_FENCE, Action.NEUTRALISED, (Reason.HOLD_LIMIT,), detail=detail
-    )
-    return True
+    return show_as_code(ps, start + run, start + run + len(token.markup), start + len(line))
 
 
 def _closed(token: Token) -> bool:

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..engine.edits import Edit, Keep
+from ..engine.rendered import INFO_WORD, info_language
 from ..engine.state import Detector, Pass
 from ..findings import Action, Construct, Reason
 from ..urls import Verdict
 
-__all__ = ["Cut", "Fence", "escaped_openers", "record", "relabel"]
+__all__ = ["Cut", "Fence", "escaped_openers", "record", "relabel", "show_as_code"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +151,30 @@ def relabel(ps: Pass, since: int, fence: Fence) -> None:
         ps.notes[i] = replace(
             note, construct=Construct.RENDERED_FENCE, detail=detail, detector=fence.detector
         )
+
+
+def show_as_code(
+    ps: Pass, run: int, info: int, line_end: int, detector: Detector = "markdown"
+) -> bool:
+    """Show the rendered fence whose opening run starts at `run` as code, in a unit a
+    forced cut ended: the first word of its info string (text[info:line_end]; the
+    language however spelt, `CSS`, `{.css}`, `&#99;ss`) becomes `text`. No piece of a
+    fence past the hold limit can be judged as what the whole becomes (a construct the
+    cut splits, `@import` | `'https://...'`, is in neither piece), so no UI may render
+    it. False when the run is not this unit's or names no language."""
+    word = INFO_WORD.match(ps.source.text, info, line_end)
+    if word is None or not word.group(1) or run < (ps.cut_at or 0):
+        return False
+    ps.demoted.add(run)
+    edit = Edit(word.start(1), word.end(1), ("text",))
+    detail = f"{info_language(word.group(1))}: past the hold limit, shown as code"
+    reasons = (Reason.HOLD_LIMIT,)
+    ps.change(
+        edit,
+        Construct.RENDERED_FENCE,
+        Action.NEUTRALISED,
+        reasons,
+        detail=detail,
+        detector=detector,
+    )
+    return True
