@@ -65,7 +65,8 @@ def test_openai_chat() -> None:
         (0, "system", "Be brief."),
         (1, "user", "What is in this picture?"),
         (1, "user", "https://img.example/p.png"),
-        (2, "model", "call_9f8e7d6c5b\nfunction\nlookup\n" + json.dumps({"key": KEY})),
+        # the call's id and type are its API's, not the model's words
+        (2, "model", "lookup\n" + json.dumps({"key": KEY})),
         (3, "tool", "found it"),
     ]
     assert "data:" not in "".join(m.text for m in conversation.messages)

@@ -61,7 +61,7 @@ from ..policy import Policy
 from ..shapes import Kind
 from ..urls import ParsedUrl, Role
 from ..urls.known import BRANDS, known_site
-from ..urls.nested import sends_on
+from ..urls.nested import credits_another, redirects_elsewhere, sends_on
 from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, price
@@ -137,13 +137,13 @@ class Budget:
         "_earlier",
         "_fetched",
         "_glue",
-        "_instructable",
         "_memory",
         "_named",
         "_observe",
         "_policy",
         "_sent",
         "_strict",
+        "_text_of_anyone",
         "_trusted",
         "_words",
     )
@@ -168,7 +168,7 @@ class Budget:
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
-        self._instructable: bool | None = None
+        self._text_of_anyone: bool | None = None
         self._words: frozenset[str] | None = None
 
     def admit(
@@ -235,7 +235,7 @@ class Budget:
         standing = _standing(named, by_trusted)
         if standing is None and self._unread(observer):
             standing = "unread"
-        if standing in (None, "trusted") and self._well_known(observer):
+        if self._well_known(observer):  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
 
@@ -245,11 +245,11 @@ class Budget:
     def _as_from_memory(
         self, observer: Observer, named: Named, places: set[int]
     ) -> tuple[Named, str | None, set[int]]:
-        """A well-known site (only its organisation reads it) that no text anyone could
-        write names is judged as a link from memory: naming it takes none of that budget.
-        What the user's or operator's paragraphs that name it, or its brand (`my IKEA
-        order 1298765432`), say beside it is theirs to send it: those pieces of the chat
-        may go there."""
+        """A well-known site (only its organisation reads it; its readable parts are
+        other observers, `urls.observers`) is judged as a link from memory whoever names
+        it: naming it takes none of that budget, and an injection could as well have
+        described it in words. What the paragraphs that name it, or its brand (`my IKEA
+        order 1298765432`), say beside it may go there."""
         brand = Named(None)
         if observer.key in BRANDS:
             brand = self._conversation.naming(self._trusted).branded(observer.key)
@@ -269,15 +269,20 @@ class Budget:
             return False
         if observer.key.partition("/")[0] in CODE_HOSTS:
             return False
-        if self._instructable is None:
+        return self._instructable()
+
+    def _instructable(self) -> bool:
+        """Does the conversation hold text anyone could write (a tool's answer, a
+        retrieved page, another agent), where an instruction may hide?"""
+        if self._text_of_anyone is None:
             trusted = self._trusted
             # A request's own fields (its model's name, a user id) are strings of no
             # known author too, but not a message: the model reads no instruction there.
-            self._instructable = any(
+            self._text_of_anyone = any(
                 m.role not in trusted and m.role not in MODEL_ROLES and m.kind is not Kind.OTHER
                 for m in self._conversation.messages
             )
-        return self._instructable
+        return self._text_of_anyone
 
     def _fetched_observers(self) -> frozenset[str]:
         """The observers of the URLs the model's calls asked a tool to fetch, where the
@@ -300,6 +305,12 @@ class Budget:
         naming = conversation.naming(self._trusted)
         provenance = conversation.provenance(self._trusted, strict=self._strict)
         named, standing, places = self._named_by(observer)
+        if standing is None and self._instructable() and _passes_on(url):
+            # A site read as written from memory is only its organisation's, unless the
+            # URL sends the user on (an exit page's `?url=evil.example/c/...`) or credits
+            # the visit to someone (`?ref=`, `utm_source=`): then they read it too, and
+            # nobody visibly named them.
+            standing = "unread"
         given = standing is not None and url.host != observer.key
         host_given = given and naming.of(url.host).first is not None
         text = free_text(url, observer.key, host_given=host_given)
@@ -651,6 +662,10 @@ def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
         runs = "".join(c if echoed else " " for c, echoed in zip(text, derived.echoed, strict=True))
         return min(whole, sum(price(run) for run in runs.split())), None
     return whole, None
+
+
+def _passes_on(url: ParsedUrl) -> bool:
+    return redirects_elsewhere(url) or credits_another(url)
 
 
 def _standing(named: Named, by_trusted: bool) -> str | None:

@@ -34,6 +34,11 @@ MAX_NODES = 2_000_000
 _BASE64_FROM = 256
 _NUMBER_FROM = 1000
 MAX_PATH = 64
+# The fields of a tool call no one chose: the id its API or runtime gave it
+# (`call_70efdf2ec9b0`, `toolu_01A09q...`) and its type. Read as the model's words, an
+# id's random tail looked like a token the model made up, and every tool's answer to
+# the call like a function of it.
+_GENERATED = frozenset({"id", "call_id", "tool_call_id", "tool_use_id", "toolCallId", "type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +144,7 @@ class Reader:
                 stack.extend(
                     (child, (*path, key) if deeper and path is not None else None)
                     for key, child in reversed(children)
+                    if kind is not Kind.CALL or key not in _GENERATED
                 )
 
     def _deep(self, value: str, at: At, kind: Kind, *, editable: bool) -> None:

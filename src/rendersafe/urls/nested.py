@@ -20,7 +20,7 @@ from urllib.parse import unquote
 from .hosts import registrable_domain
 from .parse import ParsedUrl, parse_url
 
-__all__ = ["DECODE_TIMES", "nested_urls", "sends_on"]
+__all__ = ["DECODE_TIMES", "credits_another", "nested_urls", "redirects_elsewhere", "sends_on"]
 
 DECODE_TIMES = 3
 _MAX_NESTED = 8
@@ -78,6 +78,87 @@ def sends_on(url: ParsedUrl) -> bool:
         return True
     own = registrable_domain(url.host) or url.host
     return any(_elsewhere(name.lower(), own) for name in _HOST_SHAPED.findall(text))
+
+
+# A parameter's value, where a redirect reads its target (`?url=evil.example/c/x`).
+_VALUE = re.compile(r"[?&#;=]\s*([a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.IGNORECASE)
+
+
+def redirects_elsewhere(url: ParsedUrl) -> bool:
+    """Might `url` send the user on to another site as a redirect reads it: a URL or a
+    `//`-relative one anywhere in it (`sends_on`'s spellings), or a parameter whose
+    value starts with another site's name (an exit page's `?URL=evil.example/c/x`)? A
+    file's name in a path (`pangu.py`, `awsm.fish`) is not read as a site."""
+    parts = url.parts
+    if parts is None or url.scheme not in ("http", "https"):
+        return False
+    text = _decoded(parts.path + parts.query + parts.fragment)
+    if _ONWARD.search(text.replace("://" + url.host, "")):
+        return True
+    own = registrable_domain(url.host) or url.host
+    query = _decoded(parts.query + parts.fragment)
+    return any(_elsewhere(m.group(1).lower(), own) for m in _VALUE.finditer(query))
+
+
+# Parameters that credit a visit to someone other than the site (a campaign's, an
+# affiliate's, a referrer's, an ad's click): they exist for that party's reports. A name
+# ending in `_` stands for every name it begins.
+_CREDITS = frozenset(
+    {
+        "utm_",
+        "ref",
+        "ref_",
+        "referrer",
+        "referral",
+        "refcode",
+        "refid",
+        "aff",
+        "aff_",
+        "affid",
+        "affiliate",
+        "affiliate_",
+        "partner",
+        "partner_",
+        "partnerid",
+        "campaign",
+        "campaign_",
+        "ct",
+        "cid",
+        "ocid",
+        "tag",
+        "src",
+        "clickid",
+        "irclickid",
+        "gclid",
+        "fbclid",
+        "msclkid",
+        "mc_cid",
+        "mc_eid",
+    }
+)
+
+
+def credits_another(url: ParsedUrl) -> bool:
+    """Does `url` carry a parameter that credits the visit to another party (`?ref=`,
+    `utm_source=`, an affiliate's `tag=`), whose reports then say what it holds?"""
+    parts = url.parts
+    if parts is None or url.scheme not in ("http", "https") or not (parts.query or parts.fragment):
+        return False
+    for item in re.split(r"[?&;#]", _decoded(parts.query + parts.fragment)):
+        name = item.partition("=")[0].strip().lower()
+        if name in _CREDITS or any(name.startswith(c) for c in _CREDITS if c[-1] == "_"):
+            return True
+    return False
+
+
+def _decoded(text: str) -> str:
+    """`text` percent-decoded as a redirect may, then as a browser reads a host."""
+    for _ in range(DECODE_TIMES + 1):
+        decoded = unquote(text)
+        if decoded == text:
+            break
+        text = decoded
+    return unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).translate(_DOTS)
 
 
 def _elsewhere(name: str, own: str) -> bool:

@@ -38,7 +38,7 @@ from urllib.parse import unquote
 
 from .classes import PathTable, sealed_service
 from .datafiles import entries
-from .hosts import is_ip_literal, private_suffix, registrable_domain
+from .hosts import is_ip_literal, private_suffix, registrable_domain, split_host
 
 if TYPE_CHECKING:
     from .parse import ParsedUrl
@@ -89,6 +89,12 @@ _TENANT_SECTION = "# tenant suffixes"
 # First labels of hosts that serve people's own pages (a university's, a company's).
 _HOME_HOSTS = frozenset(
     {"people", "homes", "homepages", "personal", "staff", "students", "faculty", "www-personal"}
+)
+# First path segments under which a university's web server keeps its people's own
+# directories (`www.andrew.cmu.edu/user/jdoe/`): the person publishes there, scripts
+# included, and reads its logs.
+_HOME_SEGMENTS = frozenset(
+    {"user", "users", "people", "homes", "home", "staff", "faculty", "students", "u"}
 )
 _PRIVATE_SUFFIXES = frozenset({"localhost", "local", "internal", "lan", "localdomain"})
 # A home's or an office's own addresses (RFC 1918, link-local, unique local). Not the
@@ -182,7 +188,18 @@ def _home_directory(host: str, path: str) -> str:
         return segment
     label, _, below = host.partition(".")
     homes = label in _HOME_HOSTS and below != "" and site_of(host) != host
-    return segment if homes else ""
+    if homes:
+        return segment
+    name = path.split("/", 3)[2] if path.count("/") >= 2 else ""
+    if segment in _HOME_SEGMENTS and name and _academic(host):
+        return f"{segment}/{name}"
+    return ""
+
+
+def _academic(host: str) -> bool:
+    """Is `host` a university's (under `.edu`, `ac.<country>` or `edu.<country>`)?"""
+    suffix = split_host(host)[2]
+    return suffix == "edu" or suffix.startswith(("ac.", "edu.")) or ".edu." in f".{suffix}."
 
 
 def _bucket(host: str, path: str) -> str:
