@@ -72,6 +72,8 @@ def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict
             "www.cs.ox.ac.uk/people/j.doe",
         ),
         ("https://stackoverflow.com/users/123/x", HostClass.UNKNOWN, "stackoverflow.com"),
+        # a code host's other sites are no repository's
+        ("https://support.github.com/ticket/personal/0/1", HostClass.UNKNOWN, "github.com"),
         # tenant platforms the public suffix list does not hold
         ("https://ref.app.cloud.gov/c/x", HostClass.TENANT, "ref.app.cloud.gov"),
         ("https://f-1.sites.pages.cloud.gov/x", HostClass.TENANT, "f-1.sites.pages.cloud.gov"),
@@ -443,6 +445,36 @@ def test_the_user_s_ids_go_to_a_service_the_operator_names() -> None:
     ]
     honest = "[#4418](https://jenkins.acme-corp.example/job/payments-service/4418/console)"
     assert Sanitizer().run(honest, conversation=chat).text == honest
+
+
+def test_a_tool_s_ids_go_to_the_operator_s_own_tools() -> None:
+    """The operator's tools answer with the operator's IDs: to a host the system prompt
+    names (a tool's answer naming it too), they are the chat's own, which the operator
+    has; its dashboard's id is a copy, not random characters."""
+    issue = {"key": "WEB-5821", "self": "https://acme.atlassian.net/rest/api/3/issue/184726"}
+    panel = {"p99_ms": {"max": 1840}, "dashboard_uid": "bA7x2kQ9z"}
+    for answer, reply in (
+        (issue, "Created [WEB-5821](https://acme.atlassian.net/browse/WEB-5821)."),
+        (panel, "[billing-api](https://grafana.acme-corp.example/d/bA7x2kQ9z/billing-api)"),
+    ):
+        tools = "Tools: Jira https://acme.atlassian.net, Grafana https://grafana.acme-corp.example"
+        chat = [
+            {"role": "system", "content": tools},
+            *said(json.dumps(answer), user="file the Safari bug; and the p99 dashboard?"),
+        ]
+        assert Sanitizer().run(reply, conversation=chat).text == reply
+
+
+def test_a_host_of_the_user_s_own_network_reads_no_one_else_s_data() -> None:
+    chat = [{"role": "user", "content": "find traces for request id 7f3c2a91-e4b8-4d2f in kibana"}]
+    reply = (
+        "[traces](https://kibana.acme.internal/app/discover#/?_a=(query:"
+        "(language:kuery,query:'request.id:\"7f3c2a91-e4b8-4d2f\"')))"
+    )
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    # the chat's own origin may forward what it is sent: the data still goes
+    relative = "[traces](/search?q=7f3c2a91-e4b8-4d2f)"
+    assert Sanitizer().run(relative, conversation=chat).text != relative
 
 
 def test_a_correspondent_the_user_pastes_gets_only_what_stands_beside_it() -> None:

@@ -123,6 +123,7 @@ class Cost:
     cap: float | None = None  # what all the copies derived from it can carry together
     run_on: str | None = None  # the copy a URL runs on from (a pick among the copies)
     glue: str = ""  # the link's syntax it runs on into (which one is a choice)
+    operator: bool = False  # an operator's message names the observer (their own host)
 
 
 class Budget:
@@ -169,7 +170,7 @@ class Budget:
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
         self._text_of_anyone: bool | None = None
-        self._words: frozenset[str] | None = None
+        self._words: dict[bool, frozenset[str]] = {}
 
     def admit(
         self, url: ParsedUrl, observer: Observer, role: Role, taint: Taint | None
@@ -182,7 +183,8 @@ class Budget:
         if observer.cls not in _COUNTED or sent in self._sent:
             return None
         cost = self.cost(url, observer, role)
-        if taint is not None and not self._has(url, cost.known):
+        operators = cost.operator and taint is not None and taint.role not in self._trusted
+        if taint is not None and not operators and not self._has(url, cost.known):
             where = _where(observer, cost)
             return Spent(
                 Reason.CONVERSATION_DATA, f"from message {taint.message} ({taint.role}), to {where}"
@@ -229,6 +231,9 @@ class Budget:
         by_trusted = bool(places) and all(
             messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
         )
+        # ... or the operator's: a host the system or developer message names is theirs,
+        # whatever tool's answer names it too (their tools answer with their own hosts).
+        by_trusted = by_trusted or self._by_operator(places)
         # A page the user named, fetched: its text is the host's own, and may instruct.
         if by_trusted and observer.key in self._fetched_observers():
             by_trusted = False
@@ -238,6 +243,14 @@ class Budget:
         if self._well_known(observer):  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
+
+    def _by_operator(self, places: set[int]) -> bool:
+        """Does a message of the operator's (system, developer; trusted) name it?"""
+        messages = self._conversation.messages
+        return any(
+            messages[p].role in _OPERATOR_ROLES and messages[p].role in self._trusted
+            for p in places
+        )
 
     def _well_known(self, observer: Observer) -> bool:
         return observer.cls is HostClass.UNKNOWN and known_site(observer.key)
@@ -343,12 +356,12 @@ class Budget:
         known = self._known(observer.key, named, places) if places else frozenset()
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
-        words = known | self._trusted_words() if standing == "trusted" else known
-        operator = standing == "trusted" and all(
-            conversation.messages[p].role in _OPERATOR_ROLES for p in places
-        )
+        operator = standing == "trusted" and self._by_operator(places)
+        words = known | self._trusted_words(answers=operator) if standing == "trusted" else known
         data = self._data(text, known, "operator" if operator else standing)
-        return Cost(price(text, words) + inside, "composed", standing, "", known, data)
+        return Cost(
+            price(text, words) + inside, "composed", standing, "", known, data, operator=operator
+        )
 
     def _inside(self, text: str, key: str) -> float:
         """The bits the model chose in the URLs inside the free part `text` (each with
@@ -418,18 +431,25 @@ class Budget:
             key.decode("utf-8", "replace").lstrip("0") in stripped for key, _ in keys
         )
 
-    def _trusted_words(self) -> frozenset[str]:
-        """The words of the messages of trusted roles (not answers to loaded calls)."""
-        if self._words is None:
+    def _trusted_words(self, *, answers: bool = False) -> frozenset[str]:
+        """The words of the messages of trusted roles (not answers to loaded calls);
+        with `answers`, of every message the model did not write, loaded or not (to the
+        operator's own host, a tool's IDs are the chat's own, which the operator has)."""
+        found = self._words.get(answers)
+        if found is None:
             conversation = self._conversation
             loaded = conversation.provenance(self._trusted, strict=self._strict).loaded
-            found: set[str] = set()
+            words: set[str] = set()
             for position, message in enumerate(conversation.messages):
-                if message.role in self._trusted and not loaded(position):
-                    found.update(w.lower() for w in WORD.findall(message.text))
-                    found.update(run.lower() for run in _ALNUM.findall(message.text))
-            self._words = frozenset(found)
-        return self._words
+                if answers:
+                    mine = message.role not in UNPROVEN_ROLES
+                else:
+                    mine = message.role in self._trusted and not loaded(position)
+                if mine:
+                    words.update(w.lower() for w in WORD.findall(message.text))
+                    words.update(run.lower() for run in _ALNUM.findall(message.text))
+            found = self._words[answers] = frozenset(words)
+        return found
 
     def _data(self, text: str, known: frozenset[str], standing: str | None) -> str:
         """Why the composed `text` carries the chat's data, if it does: a run of letters
@@ -454,8 +474,8 @@ class Budget:
                     return "a number the conversation never gave"
                 continue
             role = conversation.messages[position].role
-            if standing == "operator" and role in self._trusted:
-                continue  # the user's own, to a service of the operator's
+            if standing == "operator":
+                continue  # the chat's own, to a service of the operator's, who has it
             return f"an ID or number from message {conversation.messages[position].index} ({role})"
         return ""
 

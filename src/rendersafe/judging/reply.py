@@ -282,7 +282,11 @@ class ReplyJudge:
         taint = None if copied or sealed else self._taint(url)
         if taint is not None and self._copied(url):
             taint = None
-        if taint is not None and (observer is None or not observer.reads_data):
+        # A relative link goes to the chat's own origin, which may forward it, and a
+        # client may resolve it against another base: the chat's data in it is taken
+        # out. A host of the user's own network (`kibana.acme.internal`) is no one else's.
+        own_host = observer is not None and observer.cls is HostClass.OWN and bool(url.host)
+        if taint is not None and not own_host and (observer is None or not observer.reads_data):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")
         if role is Role.LINK and self._unseen_host(url):

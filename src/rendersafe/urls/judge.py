@@ -22,6 +22,7 @@ from ..image_proxy import proxy_url, verified_target
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
 from .interstitial import interstitial_url, is_interstitial
+from .observers import own_network
 from .parse import ParsedUrl, parse_url
 
 if TYPE_CHECKING:
@@ -188,7 +189,9 @@ class UrlJudge:
             return _drop(url, Reason.BLOCKED_HOST)
         if self._is_trusted(url):
             return _keep(url)
-        reasons = self._data(url, copied)
+        # A host on the user's own machine or network (`kibana.acme.internal`, a private
+        # address) is read by nobody else: what a link to it says is the user's.
+        reasons = set() if url.host and own_network(url.host) else self._data(url, copied)
         if depth < _MAX_NESTING and url.parts is not None and not copied:
             for inner in nested_urls(url.parts):
                 nested = self._judge_link(parse_url(inner), False, depth + 1)

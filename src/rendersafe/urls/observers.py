@@ -43,7 +43,7 @@ from .hosts import is_ip_literal, private_suffix, registrable_domain, split_host
 if TYPE_CHECKING:
     from .parse import ParsedUrl
 
-__all__ = ["CODE_HOSTS", "HostClass", "Observer", "observer_of", "site_of"]
+__all__ = ["CODE_HOSTS", "HostClass", "Observer", "observer_of", "own_network", "site_of"]
 
 
 class HostClass(StrEnum):
@@ -144,7 +144,7 @@ def observer_of(url: ParsedUrl) -> Observer:
     parts = url.parts
     if url.scheme == "mailto" and parts is not None:
         return _recipients(parts.path, parts.query)
-    if url.relative or parts is None or not url.host or _own_network(url.host):
+    if url.relative or parts is None or not url.host or own_network(url.host):
         return Observer(HostClass.OWN, "")
     host = url.host
     path = (parts.path or "/").lower()
@@ -163,7 +163,7 @@ def observer_of(url: ParsedUrl) -> Observer:
         found = Observer(HostClass.TENANT, site_of(host))
     elif _TENANTS.covers(host, path):  # a tenant host the suffix list does not know
         found = Observer(HostClass.TENANT, host)
-    elif site_of(host) in CODE_HOSTS and owner:
+    elif host.removeprefix("www.") in CODE_HOSTS and owner:  # not `support.github.com`
         found = Observer(HostClass.TENANT, f"{site_of(host)}/{owner}")
     else:
         found = Observer(HostClass.UNKNOWN, site_of(host))
@@ -224,7 +224,7 @@ def _recipients(path: str, query: str) -> Observer:
     return Observer(HostClass.UNKNOWN, "mailto:" + ",".join(sorted(addresses)))
 
 
-def _own_network(host: str) -> bool:
+def own_network(host: str) -> bool:
     """Is `host` on the user's own machine or network (localhost, a loopback, private or
     link-local address, a name under a private-use suffix): no one else's?"""
     if host.rpartition(".")[2] in _PRIVATE_SUFFIXES or host.endswith(".home.arpa"):
