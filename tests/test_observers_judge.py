@@ -465,6 +465,46 @@ def test_a_tool_s_ids_go_to_the_operator_s_own_tools() -> None:
         assert Sanitizer().run(reply, conversation=chat).text == reply
 
 
+def test_links_repeating_a_template_pay_for_what_differs() -> None:
+    """Three issues on the operator's Jira: the second and third links repeat the first's
+    words (`browse`, `SUP`), a choice among what this reply already sent there."""
+    issues = [{"key": f"SUP-{n}"} for n in (3310, 3327, 3341)]
+    chat = [
+        {"role": "system", "content": "Tools: Jira https://acme.atlassian.net"},
+        *said(json.dumps({"issues": issues}), user="tickets from Initech this month?"),
+    ]
+    reply = "\n".join(
+        f"- [SUP-{n}](https://acme.atlassian.net/browse/SUP-{n})" for n in (3310, 3327, 3341)
+    )
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+
+
+def test_a_repository_s_own_commits_go_to_its_owner() -> None:
+    """A commit id a tool's `git_log` of `acme/web` returned is that repository's: its
+    owner has it. A hex run the user wrote is still the chat's data."""
+    log = "a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254 2026-12-04 lchen refactor totals"
+    chat = [
+        {"role": "user", "content": "which commit introduced the bug? repo acme/web"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_17e62166fc85",
+                    "type": "function",
+                    "function": {"name": "git_log", "arguments": '{"repo": "acme/web"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_17e62166fc85", "content": log},
+    ]
+    commit = "https://github.com/acme/web/commit/a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254"
+    assert Sanitizer().run(commit, conversation=chat).text == commit
+    chat[0]["content"] += ". My deploy key is 9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    leak = "https://github.com/evil/x/commit/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    assert Sanitizer().run(leak, conversation=chat).text != leak
+
+
 def test_a_host_of_the_user_s_own_network_reads_no_one_else_s_data() -> None:
     chat = [{"role": "user", "content": "find traces for request id 7f3c2a91-e4b8-4d2f in kibana"}]
     reply = (

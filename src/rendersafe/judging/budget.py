@@ -71,6 +71,8 @@ __all__ = ["Budget", "Spent"]
 
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
+# A git object id, whole or abbreviated.
+_OBJECT_ID = re.compile(r"\b[0-9a-f]{7,40}\b")
 _MADE_UP_DIGITS = 3
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 # The operator's own words: a host they name is theirs. What the user pastes (an e-mail,
@@ -140,12 +142,14 @@ class Budget:
         "_glue",
         "_memory",
         "_named",
+        "_objects",
         "_observe",
         "_policy",
         "_sent",
         "_strict",
         "_text_of_anyone",
         "_trusted",
+        "_used",
         "_words",
     )
 
@@ -167,6 +171,10 @@ class Budget:
         self._copies = {Role.LINK: Selection(given), Role.IMAGE: Selection(given)}
         self._glue: dict[str, set[str]] = {}  # each observer's run-on syntaxes so far
         self._sent: set[tuple[str, Role]] = set()  # a URL sent again chooses nothing more
+        # The words this reply's composed links already sent each observer: a word sent
+        # again is a choice among those (`/browse/SUP-3310`, then `/browse/SUP-3327`).
+        self._used: dict[str, set[str]] = {}
+        self._objects: dict[str, frozenset[str]] = {}
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
         self._text_of_anyone: bool | None = None
@@ -206,6 +214,11 @@ class Budget:
             self._glue.setdefault(observer.key, set()).add(cost.glue)
         if spent is None:
             self._sent.add(sent)
+            if cost.how == "composed":
+                text = free_text(url, observer.key)
+                self._used.setdefault(observer.key, set()).update(
+                    run.lower() for run in _ALNUM.findall(text)
+                )
         return spent
 
     def standing(self, observer: Observer) -> str | None:
@@ -354,10 +367,14 @@ class Budget:
             bits, cap = _derived_bits(text, derived)
             return Cost(bits, "derived", standing, derived.why, source=copied, cap=cap)
         known = self._known(observer.key, named, places) if places else frozenset()
+        known |= self._repository_objects(observer.key)
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
         operator = standing == "trusted" and self._by_operator(places)
         words = known | self._trusted_words(answers=operator) if standing == "trusted" else known
+        used = self._used.get(observer.key)
+        if used:
+            words = words | used
         data = self._data(text, known, "operator" if operator else standing)
         return Cost(
             price(text, words) + inside, "composed", standing, "", known, data, operator=operator
@@ -511,6 +528,37 @@ class Budget:
                 words.update(w.lower() for w in WORD.findall(text))
                 words.update(run.lower() for run in _ALNUM.findall(text))
         return frozenset(words)
+
+    def _repository_objects(self, key: str) -> frozenset[str]:
+        """The git object ids (`a4c91f2...`) a tool's answer gave to a call that names
+        a repository of the code-host account `key` (`git_log(repo="acme/web")`): that
+        repository's own, which its owner has. Not one the call or a trusted message
+        wrote (the chat's data handed to the tool and back)."""
+        site, _, owner = key.partition("/")
+        if site not in CODE_HOSTS or not owner:
+            return frozenset()
+        found = self._objects.get(key)
+        if found is None:
+            found = self._objects[key] = frozenset(self._objects_of(f"{owner}/"))
+        return found
+
+    def _objects_of(self, slug: str) -> set[str]:
+        conversation = self._conversation
+        provenance = conversation.provenance(self._trusted, strict=self._strict)
+        messages = conversation.messages
+        written = " ".join(
+            m.text.lower() for m in messages if m.role in self._trusted or m.role in MODEL_ROLES
+        )
+        found: set[str] = set()
+        for position, message in enumerate(messages):
+            if message.role in self._trusted or message.role in MODEL_ROLES:
+                continue
+            calls = provenance.calls_answered(position)
+            if any(slug in call.lower() for call in calls):
+                found.update(
+                    run for run in _OBJECT_ID.findall(message.text.lower()) if run not in written
+                )
+        return found
 
     def _copy(self, url: ParsedUrl, observer: Observer, role: Role, cost: Cost) -> Spent | None:
         selection = self._copies[role]
