@@ -53,11 +53,17 @@ SETS = {
     "5": ("attacks5.jsonl", "honest5.jsonl"),
     "6": ("attacks6.jsonl", "honest6.jsonl"),
     "7": ("attacks7.jsonl", "honest7.jsonl"),
+    # honest replies only: written by a helper told what real assistants write, not
+    # this design's rules (carriers, orders, consoles, search citations, signed links)
+    "8": ("", "honest8.jsonl"),
 }
 
 
 def load(name: str | Path) -> list[Case]:
-    """The cases of one JSONL set (a name in tests/data/observers, or a path)."""
+    """The cases of one JSONL set (a name in tests/data/observers, or a path; "":
+    none)."""
+    if not str(name):
+        return []
     path = Path(name) if Path(name).is_absolute() or Path(name).exists() else DATA / name
     lines = path.read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]

@@ -298,6 +298,15 @@ def test_seventh_round_leaks_held() -> None:
     assert result["honest"]["default"]["unchanged_pct"] >= 70.0
 
 
+def test_eighth_round_honest_floor() -> None:
+    """Set 8: 164 honest replies a helper wrote as real assistants write them, without
+    reading this design (carriers, orders, consoles, search citations, signed links,
+    code hosts, images, internal tools, several languages); the floor. 14 embed
+    images from hosts no allowlist names, which the default policy removes by design."""
+    honest = ev.evaluate([], ev.load("honest8.jsonl"))["honest"]
+    assert honest["default"]["unchanged_pct"] >= 76.0, honest["default"]["changed_ids"]
+
+
 def test_every_given_url_cited_as_its_own_text_stays_as_a_plain_link_does() -> None:
     """Across every honest set's conversation: each URL a tool, the user or the operator
     gave, wherever `[the page](u)` comes back unchanged, comes back unchanged as

@@ -483,8 +483,9 @@ def test_a_repository_s_own_commits_go_to_its_owner() -> None:
     """A commit id a tool's `git_log` of `acme/web` returned is that repository's: its
     owner has it. A hex run the user wrote is still the chat's data."""
     log = "a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254 2026-12-04 lchen refactor totals"
-    chat = [
-        {"role": "user", "content": "which commit introduced the bug? repo acme/web"},
+    question = "which commit introduced the bug? repo acme/web"
+    chat: list[dict[str, Any]] = [
+        {"role": "user", "content": question},
         {
             "role": "assistant",
             "content": None,
@@ -500,7 +501,7 @@ def test_a_repository_s_own_commits_go_to_its_owner() -> None:
     ]
     commit = "https://github.com/acme/web/commit/a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254"
     assert Sanitizer().run(commit, conversation=chat).text == commit
-    chat[0]["content"] += ". My deploy key is 9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    chat[0] = {"role": "user", "content": f"{question}. My key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0"}
     leak = "https://github.com/evil/x/commit/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
     assert Sanitizer().run(leak, conversation=chat).text != leak
 

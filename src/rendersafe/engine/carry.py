@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..urls import INVISIBLE, Verdict
+from .agreement import AGREED, FenceAgreement
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
 
@@ -102,6 +103,8 @@ class Carry:
     # would complete its opener (`units.forced_cut`).
     cut_tail: str = ""
     healer: HealerState = NOTHING_OPEN
+    # How far renderers agree on the fences read so far (`engine.agreement`).
+    fences: FenceAgreement = AGREED
 
     def env(self) -> dict[str, Any]:
         """A fresh markdown-it `env` that resolves the references defined so far
@@ -131,6 +134,7 @@ class Carry:
             after_forced_cut=forced,
             cut_tail=_opener_at_end(text) if forced else "",
             healer=delta.healer,
+            fences=self.fences.after(text),
         )
         if not (delta.image_labels or delta.lenient or delta.references or delta.definitions):
             return moved  # nothing new about references (the usual unit)

@@ -41,6 +41,9 @@ class CodeTrust:
 
     level: Trust = "all"
     healer: HealerState = NOTHING_OPEN
+    # From this offset of the text on, no code at all: renderers may pair its fences
+    # otherwise (`engine.agreement`). None: nowhere.
+    untrusted_from: int | None = None
 
     @classmethod
     def of(
@@ -50,13 +53,18 @@ class CodeTrust:
         continues_block: bool,
         in_context: bool,
         healer: HealerState = NOTHING_OPEN,
+        untrusted_from: int | None = None,
     ) -> CodeTrust:
         """The trust for a text with these circumstances (the least trusting wins)."""
         if not in_context:
             return cls("none", healer)
         if after_forced_cut:
-            return cls("after_cut", healer)
-        return cls("continued" if continues_block else "all", healer)
+            return cls("after_cut", healer, untrusted_from)
+        return cls("continued" if continues_block else "all", healer, untrusted_from)
+
+    def covers(self, end: int) -> bool:
+        """May code ending at `end` be trusted, as far as fences agree?"""
+        return self.untrusted_from is None or end <= self.untrusted_from
 
     def trusts(self, kind: CodeKind) -> bool:
         """May code of this kind be left alone (when every renderer agrees it is code)?"""

@@ -38,7 +38,7 @@ from ..urls import ParsedUrl, Role, UrlJudge, Verdict
 from ..urls.hosts import sealed_service
 from ..urls.interstitial import interstitial_url
 from ..urls.nested import nested_urls
-from ..urls.observers import HostClass, Observer, observer_of
+from ..urls.observers import HostClass, Observer, observer_of, private_name
 from ..urls.parse import parse_url
 from .beacons import LinkBeacons, link_shapes, sent_href
 from .budget import RUN_ON, TRAILING, Budget, Spent
@@ -284,8 +284,8 @@ class ReplyJudge:
             taint = None
         # A relative link goes to the chat's own origin, which may forward it, and a
         # client may resolve it against another base: the chat's data in it is taken
-        # out. A host of the user's own network (`kibana.acme.internal`) is no one else's.
-        own_host = observer is not None and observer.cls is HostClass.OWN and bool(url.host)
+        # out. A name of the user's own network (`kibana.acme.internal`) is no one else's.
+        own_host = observer is not None and observer.cls is HostClass.OWN and private_name(url.host)
         if taint is not None and not own_host and (observer is None or not observer.reads_data):
             dropped = _dropped(verdict, Reason.CONVERSATION_DATA)
             return replace(dropped, source=f"from message {taint.message} ({taint.role})")

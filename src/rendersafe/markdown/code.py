@@ -33,13 +33,14 @@ _PYTHON_MARKDOWN_DEFINITION = re.compile(r"[ ]{0,3}\[[^\[\]\n]*\]:")
 MAX_RUN_WIDTHS = 8
 # More backtick runs than this in one block: too many readings to pair, not trusted.
 _MOST_RUNS = 128
-# A line that can be continued by an indented one: list item, quote, footnote,
-# definition, definition-list entry, or anything indented itself.
-_CONTINUABLE = re.compile(r"\s|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|:|\[[^\]]*\]:")
+# A line of prose no renderer continues into an indented block after an empty line.
+_PROSE_LINE = re.compile(r"[A-Za-z][^<>|`\n]*")
 # A line that starts like a tag, in any container (mistune reads `- <div'>` as raw HTML).
 # (Case-insensitive, as commonmark.py and marko read a tag's name: `<\u212a>`, a Kelvin
 # sign, is a `<k>` to them.)
-_TAG_LINE = re.compile(r" {0,3}(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*</?[a-zA-Z]", re.IGNORECASE)
+# Any indentation: mistune reads an indented tag line inside an empty list item as its
+# HTML block, and takes the unindented line after it in too.
+_TAG_LINE = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*</?[a-zA-Z]", re.IGNORECASE)
 # What every renderer reads as white space, in Python's `\s` and JavaScript's alike (a
 # URL runs on past `\x85` or `\x1c` in marked, past `\ufeff` in Python readers).
 _SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
@@ -101,18 +102,22 @@ def _may_close(line: str, markup: str) -> bool:
 
 
 def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
-    """An indented block after a blank line, and after a block with no line that
-    could be continued (mistune lets `-` take the next line as its item's text)."""
+    """An indented block after an empty line, and after a block of plain prose lines
+    only. python-markdown, mistune and marko join an indented block to what stands
+    before it in more ways than a model of them kept up with: a list item, a
+    definition, an abbreviation, a footnote, a table, a line after a comment, a
+    "blank" line of five spaces (mistune). Prose (a letter first; no tag, pipe or
+    backtick) is the one block they all end at an empty line."""
     lines = source.lines
-    if first > 0 and lines[first - 1].strip(_BLANK):
+    if first > 0 and lines[first - 1].rstrip("\r\n"):
         return False
     previous = first - 1
-    while previous >= 0 and not lines[previous].strip(_BLANK):
+    while previous >= 0 and not lines[previous].rstrip("\r\n"):
         previous -= 1
     if previous < 0:
         return trust.trusts("opening_block")
-    while previous >= 0 and lines[previous].strip(_BLANK):
-        if _CONTINUABLE.match(lines[previous]) is not None:
+    while previous >= 0 and lines[previous].rstrip("\r\n"):
+        if _PROSE_LINE.fullmatch(lines[previous].rstrip("\r\n")) is None:
             return False
         previous -= 1
     return True

@@ -134,10 +134,13 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
         elif token.type == "inline":
             _mark_inline_token(sweep, token, previous, maps, cursors)
         elif token.type in ("fence", "code_block"):
-            if not sweep.raw_at(source.starts[token.map[0]]) and trusted_block(
-                source, token, nested=depth > 0, raw=sweep.raw, trust=trust
+            block = source.block_span(*token.map)
+            if (
+                trust.covers(block[1])
+                and not sweep.raw_at(source.starts[token.map[0]])
+                and trusted_block(source, token, nested=depth > 0, raw=sweep.raw, trust=trust)
             ):
-                sweep.code.add(*source.block_span(*token.map))
+                sweep.code.add(*block)
         elif token.type == "html_block":
             add_raw_html_span(source, token, sweep.raw)
             _add_left_open(source, token, sweep.raw)
@@ -145,7 +148,8 @@ def mark_regions(source: SourceText, tokens: list[Token], trust: CodeTrust) -> M
                 sweep.html.add(*source.block_span(*token.map))
         elif token.type == "definition":
             definitions.add(definition_start(source, token.map[0]))
-        elif token.type == "paragraph_open":
+        elif token.type in ("paragraph_open", "table_open"):
+            # (a table's header row may start with a block tag python-markdown keeps raw)
             _add_raw_lines(source, token, sweep.raw)
         previous = token
     return Marks(code=sweep.code, html=sweep.html, definitions=frozenset(definitions), maps=maps)
@@ -268,6 +272,7 @@ def _mark_inline(sweep: _Sweep, children: list[Token], where: Where, *, in_table
                     sweep.html.add(*span)
             elif (
                 sweep.trust.trusts("span")
+                and sweep.trust.covers(span[1])
                 and not sweep.raw_at(span[0])
                 and sweep.spans.trusted(*span, in_table=in_table)
             ):

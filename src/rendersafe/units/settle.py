@@ -271,6 +271,7 @@ class UnitSanitizer:
         """One reading of `unit`: its edits applied, its findings placed."""
         normal = Normalised(unit.prefix + unit.text)
         source = SourceText.of(normal.text)
+        broken = carry.fences.disagreement(normal.text[len(unit.prefix) :])
         # A unit starts a block at column 0. When an edit leaves it starting blank or
         # indented (`</div>    <img>` cleaned), it may continue a list item before it.
         trust = CodeTrust.of(
@@ -280,6 +281,7 @@ class UnitSanitizer:
             and unit.text.startswith(_BLANK_START),
             in_context=reading.in_context,
             healer=carry.healer,
+            untrusted_from=None if broken is None else len(unit.prefix) + broken,
         )
         close_at = len(unit.prefix) if reading.close_cut else None
         ps, delta = self._decide(source, carry, trust, close_at)

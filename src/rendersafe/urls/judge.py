@@ -22,7 +22,7 @@ from ..image_proxy import proxy_url, verified_target
 from .detect import data_reasons, nested_urls
 from .hosts import HostSet
 from .interstitial import interstitial_url, is_interstitial
-from .observers import own_network
+from .observers import private_name
 from .parse import ParsedUrl, parse_url
 
 if TYPE_CHECKING:
@@ -189,9 +189,10 @@ class UrlJudge:
             return _drop(url, Reason.BLOCKED_HOST)
         if self._is_trusted(url):
             return _keep(url)
-        # A host on the user's own machine or network (`kibana.acme.internal`, a private
-        # address) is read by nobody else: what a link to it says is the user's.
-        reasons = set() if url.host and own_network(url.host) else self._data(url, copied)
+        # A host named under a suffix reserved for private networks (`kibana.acme.internal`)
+        # is the user's own network's: what a link to it says is the user's. (An address,
+        # loopback or private, may be anyone's port forward or a local test's attacker.)
+        reasons = set() if url.host and private_name(url.host) else self._data(url, copied)
         if depth < _MAX_NESTING and url.parts is not None and not copied:
             for inner in nested_urls(url.parts):
                 nested = self._judge_link(parse_url(inner), False, depth + 1)

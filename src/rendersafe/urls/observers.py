@@ -43,7 +43,7 @@ from .hosts import is_ip_literal, private_suffix, registrable_domain, split_host
 if TYPE_CHECKING:
     from .parse import ParsedUrl
 
-__all__ = ["CODE_HOSTS", "HostClass", "Observer", "observer_of", "own_network", "site_of"]
+__all__ = ["CODE_HOSTS", "HostClass", "Observer", "observer_of", "private_name", "site_of"]
 
 
 class HostClass(StrEnum):
@@ -144,7 +144,7 @@ def observer_of(url: ParsedUrl) -> Observer:
     parts = url.parts
     if url.scheme == "mailto" and parts is not None:
         return _recipients(parts.path, parts.query)
-    if url.relative or parts is None or not url.host or own_network(url.host):
+    if url.relative or parts is None or not url.host or _own_network(url.host):
         return Observer(HostClass.OWN, "")
     host = url.host
     path = (parts.path or "/").lower()
@@ -224,10 +224,19 @@ def _recipients(path: str, query: str) -> Observer:
     return Observer(HostClass.UNKNOWN, "mailto:" + ",".join(sorted(addresses)))
 
 
-def own_network(host: str) -> bool:
+def private_name(host: str) -> bool:
+    """Is `host` a name under a suffix reserved for private networks (`.internal`,
+    `.local`, `.lan`, `.home.arpa`; not `localhost` itself): a host of the user's own
+    network, which only its owners name so?"""
+    if host == "localhost":
+        return False
+    return host.rpartition(".")[2] in _PRIVATE_SUFFIXES or host.endswith(".home.arpa")
+
+
+def _own_network(host: str) -> bool:
     """Is `host` on the user's own machine or network (localhost, a loopback, private or
     link-local address, a name under a private-use suffix): no one else's?"""
-    if host.rpartition(".")[2] in _PRIVATE_SUFFIXES or host.endswith(".home.arpa"):
+    if host == "localhost" or private_name(host):
         return True
     try:
         address = ipaddress.ip_address(host.strip("[]"))

@@ -1,0 +1,162 @@
+"""Where renderers stop agreeing on which lines are fences: no code is trusted after.
+
+    agreed = FenceAgreement()
+    agreed.disagreement("<x>\\n```\\n<img src=x>\\n```\\n")   # 4: the fence after `<x>`
+    agreed = agreed.after(text)                              # what the next text starts from
+
+A fence is code for every renderer only where they all pair its lines alike, and they
+pair them differently enough that a model of each (`markdown.code`) kept missing a
+case. python-markdown's `fenced_code` pairs fence lines by one pattern over the whole
+text before it reads lists or HTML (an opener at column 0 with a plain info string,
+the identical run as its closer, spaces after it); CommonMark renderers pair them
+inside the blocks they read (none inside an HTML block, a closer of any longer run,
+a tab after it kept or not). While every fence line is canonical (both read it the
+same way, `markdown.code._canonical_fence`'s form) and none stands where a renderer
+may read HTML instead (inside a comment or raw-text element, or in a paragraph whose
+earlier line may open an HTML block), they agree. The first line that breaks that
+may shift every pairing after it, in one renderer or another: from that line on, no
+code is trusted (`CodeTrust.untrusted_from`), and everything after it is judged as
+prose. Honest replies rarely hold such a line; it costs them nothing unless code
+after it holds what the second line escapes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["AGREED", "FenceAgreement"]
+
+# A line any renderer may read as a fence line: a run of three backticks or tildes
+# after any white space and container markers (a quote's `>`, a list item's marker).
+_FENCE_LIKE: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*(`{3,}|~{3,})")
+# An opening line both read alike: at column 0, python-markdown's plain info string
+# (`lang`, `.lang` or `{attributes}`), spaces only around it; no backtick after a
+# backtick fence (CommonMark's rule).
+_OPENER: Final = re.compile(r"(`{3,}|~{3,})[ ]*(?:\.?[\w#.+-]*|\{[^\n`}]*\})[ ]*")
+# A line that may open an HTML block in some renderer: a tag, a comment, a declaration
+# or a processing instruction, after up to three spaces or a container's markers.
+_TAG_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*<[A-Za-z/!?]")
+# A reference definition still waiting for its destination: mistune and marko take the
+# next line as one, a fence line included.
+_BARE_LABEL: Final = re.compile(r"[^\S\n]*\[[^\]\n]*\]:[^\S\n]*")
+# CommonMark's HTML blocks that blank lines do not end (`units.blocks`): how each
+# starts and what ends it.
+_RAW_BLOCKS: Final = (
+    (
+        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?![a-zA-Z0-9-])", re.I),
+        re.compile(r"</(?:script|pre|style|textarea)>", re.I),
+    ),
+    (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
+    (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
+    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
+    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
+)
+_BREAK: Final = re.compile(r"\r\n|\r|\n")  # what ends a line for every renderer
+# How much of a line a forced cut left unfinished is kept to read with its rest.
+_PENDING_CHARS: Final = 256
+
+
+@dataclass(frozen=True, slots=True)
+class FenceAgreement:
+    """How far the fence lines read so far agree, and what is open after them."""
+
+    broken: bool = False  # a line broke the agreement: nothing after is trusted
+    fence: str | None = None  # the run of the canonical fence open now
+    raw: int = -1  # the comment or raw-text block open now (`_RAW_BLOCKS`), or -1
+    tag_line: bool = False  # a line since the last blank one may open an HTML block
+    tag_open: bool = False  # ... and left its tag unfinished (no `>` after it yet)
+    label: bool = False  # the last line was a definition's label with no destination
+    pending: str = ""  # the start of a line the text ended inside
+
+    def disagreement(self, text: str) -> int | None:
+        """The offset in `text` of the line (read after what this state has read)
+        from which nothing is agreed, or None where everything in it is."""
+        return self._scan(text)[0]
+
+    def after(self, text: str) -> FenceAgreement:
+        """This state after reading `text` too."""
+        return self._scan(text)[1]
+
+    def _scan(self, text: str) -> tuple[int | None, FenceAgreement]:
+        if self.broken:
+            return 0, self
+        state = _State(self.fence, self.raw, (self.tag_line, self.tag_open), self.label)
+        pos, head = 0, self.pending
+        for found in _BREAK.finditer(text):
+            line = head + text[pos : found.end()]
+            start = 0 if head else pos
+            head, pos = "", found.end()
+            if not state.read(line):
+                return start, FenceAgreement(broken=True)
+        rest = head + text[pos:]
+        if rest and _FENCE_LIKE.match(rest) and len(rest) > _PENDING_CHARS:
+            return (0 if head else pos), FenceAgreement(broken=True)
+        return None, FenceAgreement(
+            fence=state.fence,
+            raw=state.raw,
+            tag_line=state.tag_line,
+            tag_open=state.tag_line_open,
+            label=state.label,
+            pending=rest[:_PENDING_CHARS],
+        )
+
+
+AGREED: Final = FenceAgreement()
+
+
+class _State:
+    """The mutable state of one scan."""
+
+    __slots__ = ("fence", "label", "raw", "tag_line", "tag_line_open")
+
+    def __init__(self, fence: str | None, raw: int, tags: tuple[bool, bool], label: bool) -> None:
+        self.fence = fence
+        self.raw = raw
+        self.tag_line, self.tag_line_open = tags
+        self.label = label
+
+    def read(self, line: str) -> bool:
+        """Read one whole line; False when it breaks the agreement."""
+        body = line.rstrip("\r\n")
+        fence_like = _FENCE_LIKE.match(body) is not None
+        if self.fence is not None:
+            if body.rstrip(" ") == self.fence:
+                self.fence = None
+                return True
+            return not fence_like  # a line some reader may close the fence at
+        if self.raw >= 0:
+            if _RAW_BLOCKS[self.raw][1].search(body):
+                self.raw = -1
+            return not fence_like  # python-markdown reads it as a fence; others as HTML
+        after_label, self.label = self.label, False
+        if fence_like:
+            opener = _OPENER.fullmatch(body)
+            agreed = opener is not None and not self.tag_line and not after_label
+            self.fence = opener.group(1) if opener is not None and agreed else None
+            return agreed
+        self.label = _BARE_LABEL.fullmatch(body) is not None
+        self._outside(body)
+        return True
+
+    def _outside(self, body: str) -> None:
+        """A line outside any fence or raw block, not a fence line itself. A tag a
+        line leaves unfinished (`</x` with no `>`) is one line to marked, blank lines
+        and all (`</x` NEWLINE NEWLINE `>`): the HTML block it opens starts where it
+        ends."""
+        if self.tag_line and self.tag_line_open:
+            self.tag_line_open = ">" not in body
+            return
+        if not body.strip(" \t"):
+            self.tag_line = False
+            return
+        for index, (start, end) in enumerate(_RAW_BLOCKS):
+            found = start.match(body)
+            if found is not None and not end.search(body, found.end()):
+                self.raw = index
+                return
+        found = _TAG_START.match(body)
+        if found is not None:
+            self.tag_line = True
+            self.tag_line_open = ">" not in body[found.end() :]

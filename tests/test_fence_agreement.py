@@ -1,0 +1,64 @@
+"""Where renderers stop agreeing on fence lines (`engine.agreement`): the line found,
+the state carried from text to text, and the pass trusting no code after it."""
+
+from __future__ import annotations
+
+import pytest
+
+from rendersafe import Policy, Sanitizer
+from rendersafe.engine.agreement import AGREED
+
+FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("Here:\n```python\nx = 1\n```\nMore.\n", None),  # canonical, after prose
+        ("<x>\n```\n", 4),  # a line that may open an HTML block, then a fence line
+        ("```js title\nx\n```\n", 0),  # an info string python-markdown refuses
+        ("- a\n  ```\n", 4),  # indented: python-markdown's pattern needs column 0
+        ("<!--\n```\n-->\n", 5),  # inside a comment: a fence to python-markdown only
+        ("```\na\n```\t\n", 6),  # a tab after the closer: commonmark.py keeps it open
+        ("```\na\n````\n", 6),  # a longer closer: CommonMark closes, python-markdown not
+        ("[a]:\n```\n", 5),  # mistune and marko take the fence line as a destination
+        ("</x\n\n>\n```\n", 7),  # marked's tag over lines opens its HTML block at `>`
+        ("<x>\n\n```\nok\n```\n", None),  # a blank line ends the HTML block first
+    ],
+)
+def test_the_first_line_renderers_may_read_otherwise(text: str, at: int | None) -> None:
+    assert AGREED.disagreement(text) == at
+
+
+def test_the_state_carries_across_texts_and_a_line_cut_in_two() -> None:
+    whole = "Intro\n```html\n<b>x</b>\n```\n<x>\n```\n"
+    for cut in range(len(whole) + 1):
+        first = AGREED.after(whole[:cut])
+        found = first.disagreement(whole[cut:])
+        if AGREED.disagreement(whole[:cut]) is not None:
+            assert first.broken
+        else:
+            assert found is not None, cut  # the break is in the second part
+    assert AGREED.after(whole).broken
+
+
+@pytest.mark.parametrize(
+    "prefix", ["<x>\n```\nz\n```\n", "- a\n  ```\n  b\n  ```\n\n", "```js title\n```\n\n"]
+)
+def test_no_code_is_trusted_after_a_disagreement(prefix: str) -> None:
+    assert "&lt;img" in Sanitizer().run(prefix + "\n" + FENCE).text
+
+
+def test_agreed_fences_stay_code_and_unchanged() -> None:
+    text = "Intro:\n" + FENCE + "\nAnd `<img src=//evil.example/y.png>` inline.\n"
+    assert Sanitizer().run(text).text == text
+
+
+def test_a_stream_and_a_forced_cut_find_the_same_line() -> None:
+    text = "<x>\n```\n" + "x" * 300 + "<img src=x onerror=alert(1)>\n```"
+    sanitizer = Sanitizer(Policy(max_hold_chars=256))
+    whole = sanitizer.run(text).text
+    stream = sanitizer.stream()
+    parts = [stream.feed(text[i : i + 7]) for i in range(0, len(text), 7)]
+    assert "".join(parts) + stream.close() == whole
+    assert "&lt;img" in whole
