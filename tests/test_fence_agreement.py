@@ -4,9 +4,18 @@ the state carried from text to text, and the pass trusting no code after it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rendersafe import Policy, Sanitizer
-from rendersafe.engine.agreement import AGREED
+from rendersafe.engine.agreement import (
+    _BREAK,
+    _FENCE_LIKE,
+    _PENDING_CHARS,
+    AGREED,
+    FenceAgreement,
+    _State,
+)
 
 FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
 
@@ -62,3 +71,73 @@ def test_a_stream_and_a_forced_cut_find_the_same_line() -> None:
     parts = [stream.feed(text[i : i + 7]) for i in range(0, len(text), 7)]
     assert "".join(parts) + stream.close() == whole
     assert "&lt;img" in whole
+
+
+def _reference(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgreement]:
+    """The scan read line by line, every line: what `_lines` may skip must not matter."""
+    if state.broken:
+        return 0, state
+    scan = _State(state.fence, state.raw, (state.tag_line, state.tag_open), state.label)
+    pos, head = 0, state.pending
+    for found in _BREAK.finditer(text):
+        start = 0 if head else pos
+        line = head + text[pos : found.end()]
+        head, pos = "", found.end()
+        if not scan.read(line):
+            return start, FenceAgreement(broken=True)
+    rest = head + text[pos:]
+    if rest and _FENCE_LIKE.match(rest) and len(rest) > _PENDING_CHARS:
+        return (0 if head else pos), FenceAgreement(broken=True)
+    return None, FenceAgreement(
+        fence=scan.fence,
+        raw=scan.raw,
+        tag_line=scan.tag_line,
+        tag_open=scan.tag_line_open,
+        label=scan.label,
+        pending=rest[:_PENDING_CHARS],
+    )
+
+
+_SHAPES = [
+    "```",
+    "```py",
+    "```js x",
+    "~~~",
+    "````",
+    "  ```",
+    "- ```",
+    "```\t",
+    "text",
+    "",
+    " ",
+    "<x>",
+    "</x",
+    ">",
+    "<!--",
+    "-->",
+    "<pre>",
+    "</pre>",
+    "[a]:",
+    "[a]: u",
+    "a <b> c",
+    "a > b",
+    "1. x",
+    "| a |",
+    "<?x",
+    "?>",
+]
+
+
+@given(
+    st.lists(st.sampled_from(_SHAPES), max_size=14),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.integers(min_value=0, max_value=200),
+)
+def test_the_scan_skips_only_lines_that_change_nothing(
+    shapes: list[str], end: str, cut: int
+) -> None:
+    text = end.join(shapes) + (end if shapes else "")
+    cut = min(cut, len(text))
+    first = AGREED.after(text[:cut])
+    assert AGREED._scan(text) == _reference(AGREED, text)
+    assert first._scan(text[cut:]) == _reference(_reference(AGREED, text[:cut])[1], text[cut:])

@@ -22,7 +22,9 @@ after it holds what the second line escapes.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -54,6 +56,7 @@ _RAW_BLOCKS: Final = (
     (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
 )
 _BREAK: Final = re.compile(r"\r\n|\r|\n")  # what ends a line for every renderer
+_LONE_CR: Final = re.compile(r"\r(?!\n)")
 # How much of a line a forced cut left unfinished is kept to read with its rest.
 _PENDING_CHARS: Final = 256
 
@@ -73,23 +76,34 @@ class FenceAgreement:
     def disagreement(self, text: str) -> int | None:
         """The offset in `text` of the line (read after what this state has read)
         from which nothing is agreed, or None where everything in it is."""
-        return self._scan(text)[0]
+        return _scanned(self, text)[0]
 
     def after(self, text: str) -> FenceAgreement:
         """This state after reading `text` too."""
-        return self._scan(text)[1]
+        return _scanned(self, text)[1]
 
     def _scan(self, text: str) -> tuple[int | None, FenceAgreement]:
         if self.broken:
             return 0, self
         state = _State(self.fence, self.raw, (self.tag_line, self.tag_open), self.label)
-        pos, head = 0, self.pending
-        for found in _BREAK.finditer(text):
-            line = head + text[pos : found.end()]
-            start = 0 if head else pos
-            head, pos = "", found.end()
-            if not state.read(line):
+        head, pos = self.pending, 0
+        if head:  # the line a forced cut split: read whole, with its start
+            first = _BREAK.search(text)
+            if first is not None:
+                pos = first.end()
+                if not state.read(head + text[:pos]):
+                    return 0, FenceAgreement(broken=True)
+                head = ""
+        read_to = pos
+        for start, end in _lines(text, pos):
+            if start != read_to:
+                state.label = False  # (a plain line came between)
+            read_to = end
+            if not state.read(text[start:end]):
                 return start, FenceAgreement(broken=True)
+        pos = max(pos, text.rfind("\n", pos) + 1, text.rfind("\r", pos) + 1)
+        if pos > read_to:
+            state.label = False
         rest = head + text[pos:]
         if rest and _FENCE_LIKE.match(rest) and len(rest) > _PENDING_CHARS:
             return (0 if head else pos), FenceAgreement(broken=True)
@@ -106,6 +120,39 @@ class FenceAgreement:
 AGREED: Final = FenceAgreement()
 
 
+# A unit's text is scanned twice, its pass asking where agreement ends and its carry
+# what follows: once is enough.
+@functools.lru_cache(maxsize=64)
+def _scanned(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgreement]:
+    return state._scan(text)
+
+
+def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
+    """The whole lines of `text` from `pos` on that may change or break the agreement:
+    every one where a lone `\r` ends lines (rare), else those holding a fence's run, a
+    `<` or `>`, a `]:`, or nothing (a plain line only ends a bare label's wait)."""
+    if "\r" in text and _LONE_CR.search(text):
+        last = pos
+        for found in _BREAK.finditer(text, pos):
+            yield last, found.end()
+            last = found.end()
+        return
+    end = text.find("\n", pos)
+    while end >= 0:
+        line = text[pos:end]
+        if (
+            "<" in line
+            or ">" in line
+            or "```" in line
+            or "~~~" in line
+            or "]:" in line
+            or not line.strip(" \t\r")
+        ):
+            yield pos, end + 1
+        pos = end + 1
+        end = text.find("\n", pos)
+
+
 class _State:
     """The mutable state of one scan."""
 
@@ -120,7 +167,7 @@ class _State:
     def read(self, line: str) -> bool:
         """Read one whole line; False when it breaks the agreement."""
         body = line.rstrip("\r\n")
-        fence_like = _FENCE_LIKE.match(body) is not None
+        fence_like = ("```" in body or "~~~" in body) and _FENCE_LIKE.match(body) is not None
         if self.fence is not None:
             if body.rstrip(" ") == self.fence:
                 self.fence = None
@@ -136,7 +183,7 @@ class _State:
             agreed = opener is not None and not self.tag_line and not after_label
             self.fence = opener.group(1) if opener is not None and agreed else None
             return agreed
-        self.label = _BARE_LABEL.fullmatch(body) is not None
+        self.label = "]:" in body and _BARE_LABEL.fullmatch(body) is not None
         self._outside(body)
         return True
 
@@ -151,11 +198,14 @@ class _State:
         if not body.strip(" \t"):
             self.tag_line = False
             return
-        for index, (start, end) in enumerate(_RAW_BLOCKS):
-            found = start.match(body)
-            if found is not None and not end.search(body, found.end()):
-                self.raw = index
-                return
+        if "<" not in body:
+            return
+        if body.lstrip(" ")[:1] == "<":
+            for index, (start, end) in enumerate(_RAW_BLOCKS):
+                opened = start.match(body)
+                if opened is not None and not end.search(body, opened.end()):
+                    self.raw = index
+                    return
         found = _TAG_START.match(body)
         if found is not None:
             self.tag_line = True
