@@ -32,6 +32,10 @@ FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
         ("```\na\n````\n", 6),  # a longer closer: CommonMark closes, python-markdown not
         ("[a]:\n```\n", 5),  # mistune and marko take the fence line as a destination
         ("</x\n\n>\n```\n", 7),  # marked's tag over lines opens its HTML block at `>`
+        ("<\u212a>\n```\n", 4),  # a Kelvin sign: a `<k>` to commonmark.py
+        ("[a]: \\\n```\n", 7),  # marko continues a destination over its backslash
+        ("~~~{} \nx\n~~~\n", 0),  # python-markdown reads no fence after `{} `
+        ("<x\n<!-- >\n\n```\n", 11),  # a comment opened on the line ending a tag
         ("<x>\n\n```\nok\n```\n", None),  # a blank line ends the HTML block first
     ],
 )
@@ -77,24 +81,32 @@ def _reference(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgree
     """The scan read line by line, every line: what `_lines` may skip must not matter."""
     if state.broken:
         return 0, state
-    scan = _State(state.fence, state.raw, (state.tag_line, state.tag_open), state.label)
+    raw = (state.raw, state.raw_name)
+    scan = _State(state.fence, raw, (state.tag_line, state.tag_open), state.label)
     pos, head = 0, state.pending
     for found in _BREAK.finditer(text):
         start = 0 if head else pos
-        line = head + text[pos : found.end()]
+        whole = head + text[pos : found.end()]
+        tail = "\x00" if text[pos : found.end()].strip(" \t\r\n") else ""
+        line = head + tail + "\n" if head and state.long else whole
+        waiting, was_long = scan.label, bool(head) and state.long
         head, pos = "", found.end()
         if not scan.read(line):
             return start, FenceAgreement(broken=True)
+        if was_long and whole.rstrip("\r\n").endswith("\\"):
+            scan.label = waiting or "]:" in line or scan.label
     rest = head + text[pos:]
     if rest and _FENCE_LIKE.match(rest) and len(rest) > _PENDING_CHARS:
         return (0 if head else pos), FenceAgreement(broken=True)
     return None, FenceAgreement(
         fence=scan.fence,
         raw=scan.raw,
+        raw_name=scan.raw_name,
         tag_line=scan.tag_line,
         tag_open=scan.tag_line_open,
         label=scan.label,
         pending=rest[:_PENDING_CHARS],
+        long=len(rest) > _PENDING_CHARS or (state.long and bool(head)),
     )
 
 
@@ -125,13 +137,20 @@ _SHAPES = [
     "| a |",
     "<?x",
     "?>",
+    "<\u212a>",
+    "[a]: \\",
+    "~~~{} ",
+    "<x",
+    "<!-- >",
+    "<pre>" + "a" * 250 + "</pr",
+    "e>",
 ]
 
 
 @given(
     st.lists(st.sampled_from(_SHAPES), max_size=14),
     st.sampled_from(["\n", "\r\n", "\r"]),
-    st.integers(min_value=0, max_value=200),
+    st.integers(min_value=0, max_value=600),
 )
 def test_the_scan_skips_only_lines_that_change_nothing(
     shapes: list[str], end: str, cut: int

@@ -36,13 +36,18 @@ _FENCE_LIKE: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*(`
 # An opening line both read alike: at column 0, python-markdown's plain info string
 # (`lang`, `.lang` or `{attributes}`), spaces only around it; no backtick after a
 # backtick fence (CommonMark's rule).
-_OPENER: Final = re.compile(r"(`{3,}|~{3,})[ ]*(?:\.?[\w#.+-]*|\{[^\n`}]*\})[ ]*")
+_OPENER: Final = re.compile(r"(`{3,}|~{3,})(?:[ ]*\.?[\w#.+-]*[ ]*|[ ]*\{[^\n`}]*\})")
 # A line that may open an HTML block in some renderer: a tag, a comment, a declaration
 # or a processing instruction, after up to three spaces or a container's markers.
-_TAG_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*<[A-Za-z/!?]")
+# (Anything but white space after the `<`: commonmark.py and marko fold a Kelvin sign
+# to a `k`, a long s to an `s`.)
+_TAG_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*<[^\s<>]")
 # A reference definition still waiting for its destination: mistune and marko take the
 # next line as one, a fence line included.
-_BARE_LABEL: Final = re.compile(r"[^\S\n]*\[[^\]\n]*\]:[^\S\n]*")
+# (or one whose line ends in a backslash: marko continues the destination over it).
+# Read loosely: the label may hold escaped brackets, start on an earlier line or sit in a
+# quote or a list item.
+_BARE_LABEL: Final = re.compile(r"[^\n]*\]:(?:[^\S\n]*|[^\n]*\\)")
 # CommonMark's HTML blocks that blank lines do not end (`units.blocks`): how each
 # starts and what ends it.
 _RAW_BLOCKS: Final = (
@@ -68,10 +73,12 @@ class FenceAgreement:
     broken: bool = False  # a line broke the agreement: nothing after is trusted
     fence: str | None = None  # the run of the canonical fence open now
     raw: int = -1  # the comment or raw-text block open now (`_RAW_BLOCKS`), or -1
+    raw_name: str = ""  # the raw-text element's name, as it opened (lower case)
     tag_line: bool = False  # a line since the last blank one may open an HTML block
     tag_open: bool = False  # ... and left its tag unfinished (no `>` after it yet)
     label: bool = False  # the last line was a definition's label with no destination
     pending: str = ""  # the start of a line the text ended inside
+    long: bool = False  # ... and more of it than that start
 
     def disagreement(self, text: str) -> int | None:
         """The offset in `text` of the line (read after what this state has read)
@@ -85,39 +92,59 @@ class FenceAgreement:
     def _scan(self, text: str) -> tuple[int | None, FenceAgreement]:
         if self.broken:
             return 0, self
-        state = _State(self.fence, self.raw, (self.tag_line, self.tag_open), self.label)
+        if self is AGREED and not any(mark in text for mark in _MARKS):
+            return None, _resting(text)  # the usual unit: nothing to read
+        state = _State(
+            self.fence, (self.raw, self.raw_name), (self.tag_line, self.tag_open), self.label
+        )
         head, pos = self.pending, 0
         if head:  # the line a forced cut split: read whole, with its start
             first = _BREAK.search(text)
             if first is not None:
                 pos = first.end()
-                if not state.read(head + text[:pos]):
+                # A line longer than what was kept of it is read by that start alone: its
+                # middle is unknown (the start and the rest may spell what it does not).
+                waiting = state.label
+                # (with a mark no pattern takes where the rest of it is not blank)
+                tail = "\x00" if text[:pos].strip(" \t\r\n") else ""
+                if not state.read(head + tail + "\n" if self.long else head + text[:pos]):
                     return 0, FenceAgreement(broken=True)
+                if self.long and text[:pos].rstrip("\r\n").endswith("\\"):
+                    # (its end is known: a label's destination a backslash runs on)
+                    state.label = waiting or "]:" in head or state.label
                 head = ""
-        read_to = pos
-        for start, end in _lines(text, pos):
-            if start != read_to:
-                state.label = False  # (a plain line came between)
-            read_to = end
-            if not state.read(text[start:end]):
-                return start, FenceAgreement(broken=True)
+        broken = state.read_lines(text, pos)
+        if broken is not None:
+            return broken, FenceAgreement(broken=True)
         pos = max(pos, text.rfind("\n", pos) + 1, text.rfind("\r", pos) + 1)
-        if pos > read_to:
-            state.label = False
         rest = head + text[pos:]
         if rest and _FENCE_LIKE.match(rest) and len(rest) > _PENDING_CHARS:
             return (0 if head else pos), FenceAgreement(broken=True)
         return None, FenceAgreement(
             fence=state.fence,
             raw=state.raw,
+            raw_name=state.raw_name,
             tag_line=state.tag_line,
             tag_open=state.tag_line_open,
             label=state.label,
             pending=rest[:_PENDING_CHARS],
+            long=len(rest) > _PENDING_CHARS or (self.long and bool(head)),
         )
 
 
 AGREED: Final = FenceAgreement()
+# What a text holds wherever it may change the agreement (`_lines`).
+_MARKS: Final = ("<", "```", "~~~", "]:")
+
+
+def _resting(text: str) -> FenceAgreement:
+    """The state after a text with none of `_MARKS`, read from `AGREED`: nothing open,
+    but the line it ends inside."""
+    last = max(text.rfind("\n"), text.rfind("\r")) + 1
+    rest = text[last:]
+    if not rest:
+        return AGREED
+    return FenceAgreement(pending=rest[:_PENDING_CHARS], long=len(rest) > _PENDING_CHARS)
 
 
 # A unit's text is scanned twice, its pass asking where agreement ends and its carry
@@ -130,7 +157,8 @@ def _scanned(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgreeme
 def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
     """The whole lines of `text` from `pos` on that may change or break the agreement:
     every one where a lone `\r` ends lines (rare), else those holding a fence's run, a
-    `<` or `>`, a `]:`, or nothing (a plain line only ends a bare label's wait)."""
+    `<` or `>`, a `]:`, a backslash at its end, or nothing (a plain line only ends a
+    bare label's wait)."""
     if "\r" in text and _LONE_CR.search(text):
         last = pos
         for found in _BREAK.finditer(text, pos):
@@ -146,6 +174,7 @@ def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
             or "```" in line
             or "~~~" in line
             or "]:" in line
+            or line.rstrip("\r").endswith("\\")
             or not line.strip(" \t\r")
         ):
             yield pos, end + 1
@@ -156,13 +185,29 @@ def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
 class _State:
     """The mutable state of one scan."""
 
-    __slots__ = ("fence", "label", "raw", "tag_line", "tag_line_open")
+    __slots__ = ("fence", "label", "raw", "raw_name", "tag_line", "tag_line_open")
 
-    def __init__(self, fence: str | None, raw: int, tags: tuple[bool, bool], label: bool) -> None:
+    def __init__(
+        self, fence: str | None, raw: tuple[int, str], tags: tuple[bool, bool], label: bool
+    ) -> None:
         self.fence = fence
-        self.raw = raw
+        self.raw, self.raw_name = raw
         self.tag_line, self.tag_line_open = tags
         self.label = label
+
+    def read_lines(self, text: str, pos: int) -> int | None:
+        """Read the whole lines of `text` from `pos` on (those `_lines` finds); where
+        the first that breaks the agreement starts, or None."""
+        read_to = pos
+        for start, end in _lines(text, pos):
+            if start != read_to:
+                self.label = False  # (a plain line came between)
+            read_to = end
+            if not self.read(text[start:end]):
+                return start
+        if max(text.rfind("\n", pos), text.rfind("\r", pos)) + 1 > read_to:
+            self.label = False  # (the last whole line was a plain one)
+        return None
 
     def read(self, line: str) -> bool:
         """Read one whole line; False when it breaks the agreement."""
@@ -174,8 +219,15 @@ class _State:
                 return True
             return not fence_like  # a line some reader may close the fence at
         if self.raw >= 0:
-            if _RAW_BLOCKS[self.raw][1].search(body):
-                self.raw = -1
+            end = _RAW_BLOCKS[self.raw][1].search(body)
+            if end is not None:
+                # CommonMark ends a raw-text element at any of the four end tags; mistune
+                # only at its own, in lower case (not `</PRE>`, not `</script>` after
+                # `<pre>`): there they part, one reading on to the end of the text.
+                parted = self.raw == 0 and end.group() != f"</{self.raw_name}>"
+                self.raw, self.raw_name = -1, ""
+                if parted:
+                    return False
             return not fence_like  # python-markdown reads it as a fence; others as HTML
         after_label, self.label = self.label, False
         if fence_like:
@@ -183,7 +235,9 @@ class _State:
             agreed = opener is not None and not self.tag_line and not after_label
             self.fence = opener.group(1) if opener is not None and agreed else None
             return agreed
-        self.label = "]:" in body and _BARE_LABEL.fullmatch(body) is not None
+        # (a destination a backslash ends runs on to the next line, for marko)
+        waiting = after_label and body.endswith("\\")
+        self.label = waiting or ("]:" in body and _BARE_LABEL.fullmatch(body) is not None)
         self._outside(body)
         return True
 
@@ -192,11 +246,12 @@ class _State:
         line leaves unfinished (`</x` with no `>`) is one line to marked, blank lines
         and all (`</x` NEWLINE NEWLINE `>`): the HTML block it opens starts where it
         ends."""
+        blank = not body.strip(" \t")
         if self.tag_line and self.tag_line_open:
             self.tag_line_open = ">" not in body
-            return
-        if not body.strip(" \t"):
+        elif blank:
             self.tag_line = False
+        if blank:
             return
         if "<" not in body:
             return
@@ -205,6 +260,7 @@ class _State:
                 opened = start.match(body)
                 if opened is not None and not end.search(body, opened.end()):
                     self.raw = index
+                    self.raw_name = opened.group().lstrip(" <").lower() if index == 0 else ""
                     return
         found = _TAG_START.match(body)
         if found is not None:

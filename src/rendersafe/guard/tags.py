@@ -237,7 +237,11 @@ class _Reader:
             return Tag(pos, name, (Reason.HTML_TAG_NOT_ALLOWED,), name)
         if rest.runs is not None:
             return Tag(pos, name, (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,), f"{name}[{rest.runs}]")
-        if rest.count > MAX_ATTRIBUTES or rest.end - pos > MAX_TAG:
+        # A tag the text ends inside, no `>` after it at all, may take its attributes
+        # from the next unit's text (the segmenter keeps a tag whole, but not where it
+        # reads a fence some renderer does not): what it will hold is unknown.
+        unfinished = rest.end >= len(self.text) and ">" not in self.text[pos:]
+        if rest.count > MAX_ATTRIBUTES or rest.end - pos > MAX_TAG or unfinished:
             return Tag(pos, name, (Reason.MALFORMED_HTML,), name)
         reasons = rest.fetched or (() if name in _LINK_ELEMENTS else rest.href)
         return Tag(pos, name, reasons, name) if reasons else None

@@ -120,7 +120,9 @@ def _stands_alone(source: SourceText, first: int, trust: CodeTrust) -> bool:
         if _PROSE_LINE.fullmatch(lines[previous].rstrip("\r\n")) is None:
             return False
         previous -= 1
-    return True
+    # A block running to the text's start may have begun before it (a forced cut in a
+    # list item's line or its lazy lines): only where nothing can be there.
+    return previous >= 0 or trust.trusts("opening_block")
 
 
 class SpanJudge:
