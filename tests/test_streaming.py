@@ -177,7 +177,15 @@ def test_every_prefix_is_safe_even_when_healed(case: Case) -> None:
     _assert_prefixes_safe(sanitizer_for(case.path.parent), chunks, policy_for(case.path.parent))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A fixed seed: a random draw once nested a quote in a list item deeply enough that marko
+# itself parsed one prefix for over fifteen minutes (its own cost, raw or sanitised; the
+# fuzzer times renderers out and counts that apart, this test cannot).
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
 @given(mixed)
 def test_every_prefix_of_generated_replies_is_safe(text: str) -> None:
     chunks = [text[i : i + 3] for i in range(0, len(text), 3)]
