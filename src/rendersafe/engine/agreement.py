@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["AGREED", "FenceAgreement"]
+__all__ = ["AGREED", "HTML_BLOCKS", "FenceAgreement"]
 
 # A line any renderer may read as a fence line: a run of three backticks or tildes
 # after any white space and container markers (a quote's `>`, a list item's marker).
@@ -42,15 +42,16 @@ _OPENER: Final = re.compile(r"(`{3,}|~{3,})(?:[ ]*\.?[\w#.+-]*[ ]*|[ ]*\{[^\n`}]
 # (Anything but white space after the `<`: commonmark.py and marko fold a Kelvin sign
 # to a `k`, a long s to an `s`.)
 _TAG_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*<[^\s<>]")
-# A reference definition still waiting for its destination: mistune and marko take the
-# next line as one, a fence line included.
-# (or one whose line ends in a backslash: marko continues the destination over it).
-# Read loosely: the label may hold escaped brackets, start on an earlier line or sit in a
-# quote or a list item.
+# A reference definition still waiting for its destination, which mistune and marko take
+# from the next line, a fence line included (marko too after a destination a backslash
+# ends). Read loosely: its label may hold escaped brackets, start on an earlier line, or
+# sit in a quote or a list item.
 _BARE_LABEL: Final = re.compile(r"[^\n]*\]:(?:[^\S\n]*|[^\n]*\\)")
-# CommonMark's HTML blocks that blank lines do not end (`units.blocks`): how each
-# starts and what ends it.
-_RAW_BLOCKS: Final = (
+# CommonMark's HTML blocks that blank lines do not end: how each starts and what ends
+# it. A raw-text element's start as mistune reads it: its name and anything a name does
+# not hold (CommonMark needs white space, `>` or the end of the line). `units.blocks`
+# reads the same table.
+HTML_BLOCKS: Final = (
     (
         re.compile(r" {0,3}<(?:script|pre|style|textarea)(?![a-zA-Z0-9-])", re.I),
         re.compile(r"</(?:script|pre|style|textarea)>", re.I),
@@ -72,7 +73,7 @@ class FenceAgreement:
 
     broken: bool = False  # a line broke the agreement: nothing after is trusted
     fence: str | None = None  # the run of the canonical fence open now
-    raw: int = -1  # the comment or raw-text block open now (`_RAW_BLOCKS`), or -1
+    raw: int = -1  # the comment or raw-text block open now (`HTML_BLOCKS`), or -1
     raw_name: str = ""  # the raw-text element's name, as it opened (lower case)
     tag_line: bool = False  # a line since the last blank one may open an HTML block
     tag_open: bool = False  # ... and left its tag unfinished (no `>` after it yet)
@@ -219,7 +220,7 @@ class _State:
                 return True
             return not fence_like  # a line some reader may close the fence at
         if self.raw >= 0:
-            end = _RAW_BLOCKS[self.raw][1].search(body)
+            end = HTML_BLOCKS[self.raw][1].search(body)
             if end is not None:
                 # CommonMark ends a raw-text element at any of the four end tags; mistune
                 # only at its own, in lower case (not `</PRE>`, not `</script>` after
@@ -256,7 +257,7 @@ class _State:
         if "<" not in body:
             return
         if body.lstrip(" ")[:1] == "<":
-            for index, (start, end) in enumerate(_RAW_BLOCKS):
+            for index, (start, end) in enumerate(HTML_BLOCKS):
                 opened = start.match(body)
                 if opened is not None and not end.search(body, opened.end()):
                     self.raw = index

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from ..engine.agreement import HTML_BLOCKS
 from ..engine.rendered import info_language
 from ..markdown.python_markdown import follow_raw_block, next_raw_tag
 
@@ -27,19 +28,7 @@ _BLANK_LINE: Final = re.compile(r"^[ \t\r]*$", re.MULTILINE)
 SPACE: Final = " \t\r\n"  # what a blank line may hold
 # An opening fence as CommonMark reads it: a backtick fence's info has no backtick.
 _OPENING_FENCE: Final = re.compile(r" {0,3}(?:`{3,}[^`\n]*|~{3,}.*)$")
-# CommonMark's HTML blocks that blank lines do not end: how each starts and ends. A
-# raw-text element's starts as mistune reads it: its name and anything a name does not
-# hold (CommonMark needs white space, `>` or the end of the line; `regions._RAW_TEXT`).
-_HTML_BLOCKS: Final = (
-    (
-        re.compile(r" {0,3}<(?:script|pre|style|textarea)(?![a-zA-Z0-9-])", re.I),
-        re.compile(r"</(?:script|pre|style|textarea)>", re.I),
-    ),
-    (re.compile(r" {0,3}<!--"), re.compile(r"-->")),
-    (re.compile(r" {0,3}<\?"), re.compile(r"\?>")),
-    (re.compile(r" {0,3}<!\[CDATA\["), re.compile(r"\]\]>")),
-    (re.compile(r" {0,3}<![A-Za-z]"), re.compile(r">")),
-)
+_HTML_BLOCKS: Final = HTML_BLOCKS  # (`engine.agreement`: what blank lines do not end)
 _BLOCK_STARTS: Final = frozenset("`~<")
 # Deeper nesting than this in a context line is not spelled out (bounded work).
 MAX_RAW_DEPTH: Final = 64

@@ -63,21 +63,27 @@ def sends_on(url: ParsedUrl) -> bool:
     fragment spells: a URL or a `//`-relative one in any spelling a browser or a
     redirecting server reads (percent-escapes, `\\` for `/`, tabs and newlines
     dropped, `https:/host`), or a name of another registrable domain (`?next=evil.com`)?"""
-    parts = url.parts
-    if parts is None or url.scheme not in ("http", "https"):
-        return False  # a draft (`mailto:`) goes where its recipients say, nowhere on
-    text = parts.path + parts.query + parts.fragment
-    for _ in range(DECODE_TIMES + 1):
-        decoded = unquote(text)
-        if decoded == text:
-            break
-        text = decoded
-    # A host is read as UTS #46 maps it: full-width letters, ideographic full stops.
-    text = unicodedata.normalize("NFKC", text.translate(_INVISIBLE)).translate(_DOTS)
-    if _ONWARD.search(text.replace("://" + url.host, "")):
+    text = _where_it_goes(url)
+    if text is None:
+        return False
+    if _onward(text, url.host):
         return True
     own = registrable_domain(url.host) or url.host
     return any(_elsewhere(name.lower(), own) for name in _HOST_SHAPED.findall(text))
+
+
+def _where_it_goes(url: ParsedUrl) -> str | None:
+    """`url`'s path, query and fragment as a redirect reads them (`_decoded`); None
+    for a URL that goes nowhere on (not http(s): a draft goes where its recipients say)."""
+    parts = url.parts
+    if parts is None or url.scheme not in ("http", "https"):
+        return None
+    return _decoded(parts.path + parts.query + parts.fragment)
+
+
+def _onward(text: str, host: str) -> bool:
+    """Does `text` (decoded) hold the start of another URL, besides `url`'s own?"""
+    return _ONWARD.search(text.replace("://" + host, "")) is not None
 
 
 # A parameter's value, where a redirect reads its target (`?url=evil.example/c/x`).
@@ -89,14 +95,13 @@ def redirects_elsewhere(url: ParsedUrl) -> bool:
     `//`-relative one anywhere in it (`sends_on`'s spellings), or a parameter whose
     value starts with another site's name (an exit page's `?URL=evil.example/c/x`)? A
     file's name in a path (`pangu.py`, `awsm.fish`) is not read as a site."""
-    parts = url.parts
-    if parts is None or url.scheme not in ("http", "https"):
+    text = _where_it_goes(url)
+    if text is None or url.parts is None:
         return False
-    text = _decoded(parts.path + parts.query + parts.fragment)
-    if _ONWARD.search(text.replace("://" + url.host, "")):
+    if _onward(text, url.host):
         return True
     own = registrable_domain(url.host) or url.host
-    query = _decoded(parts.query + parts.fragment)
+    query = _decoded(url.parts.query + url.parts.fragment)
     return any(_elsewhere(m.group(1).lower(), own) for m in _VALUE.finditer(query))
 
 
@@ -152,7 +157,8 @@ def credits_another(url: ParsedUrl) -> bool:
 
 
 def _decoded(text: str) -> str:
-    """`text` percent-decoded as a redirect may, then as a browser reads a host."""
+    """`text` percent-decoded as a redirect may (up to `DECODE_TIMES` times), then as a
+    browser reads a host (UTS #46: full-width letters, ideographic full stops)."""
     for _ in range(DECODE_TIMES + 1):
         decoded = unquote(text)
         if decoded == text:
