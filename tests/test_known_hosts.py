@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from rendersafe.urls.datafiles import entries
-from rendersafe.urls.known import KNOWN_SITES, known_site
+from rendersafe.urls.known import BRAND_SITES, BRANDS, KNOWN_SITES, known_site
 from rendersafe.urls.observers import HostClass, observer_of, site_of
 from rendersafe.urls.parse import parse_url
 
@@ -77,3 +77,24 @@ def test_a_tenant_of_no_listed_site_is_known_by_its_key() -> None:
 )
 def test_a_public_body_s_suffix_makes_a_site_known(site: str, known: bool) -> None:
     assert known_site(site) is known
+
+
+BRAND_LISTED = entries("brand_sites.txt")
+
+
+def test_every_brand_site_is_listed_once_and_names_its_brand() -> None:
+    counts = Counter(entry for entry, _why in BRAND_LISTED)
+    assert [entry for entry, n in counts.items() if n > 1] == []
+    assert BRAND_SITES <= BRANDS
+
+
+@pytest.mark.parametrize(("entry", "why"), BRAND_LISTED)
+def test_a_brand_site_is_its_own_site(entry: str, why: str) -> None:
+    """An entry names a registrable domain whose own pages are read by its company:
+    never a tenant or an observable host as a whole (their parts are told apart)."""
+    assert why
+    assert entry == entry.lower()
+    assert site_of(entry) == entry
+    observer = observer_of(parse_url(f"https://support.{entry}/requests/2847163"))
+    assert observer.cls in (HostClass.UNKNOWN, HostClass.SEALED), entry
+    assert observer.key == entry

@@ -20,6 +20,7 @@ from rendersafe import Policy, PolicyError, Reason, Sanitizer
 from rendersafe.judging.bits import free_text, price
 from rendersafe.middleware import RenderSafeMiddleware
 from rendersafe.urls.interstitial import interstitial_url, verified_destination
+from rendersafe.urls.nested import sends_on
 from rendersafe.urls.observers import HostClass, observer_of
 from rendersafe.urls.parse import parse_url
 from servers import Server
@@ -379,6 +380,100 @@ def test_a_file_name_in_a_well_known_path_sends_nobody_on() -> None:
     for link in ("https://github.com/vinta/pangu.py", "https://github.com/jorgebucaran/awsm.fish"):
         reply = f"See [it]({link})."
         assert Sanitizer().run(reply, conversation=chat).text == reply
+
+
+def test_a_file_name_at_a_path_s_end_is_no_site_the_user_is_sent_on_to() -> None:
+    """`retry.py` ends a path: a file (Paraguay's `.py` notwithstanding), not a redirect's
+    target; the commit id a tool gave for the repository still goes to its owner."""
+    log = '{"commit": "4c1d8e2b7a9f3065e1d2c4b8a7f90e3d6c5b2a18", "files": ["pipeline/retry.py"]}'
+    chat: list[dict[str, Any]] = [
+        {"role": "user", "content": "where is the retry logic? repo acme/data-pipeline"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "git_log", "arguments": '{"repo": "acme/data-pipeline"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": log},
+    ]
+    base = "https://github.com/acme/data-pipeline/blob/4c1d8e2b7a9f3065e1d2c4b8a7f90e3d6c5b2a18"
+    judge = Sanitizer().run
+    for path in ("/retry.py", "/README.md"):
+        reply = f"[it]({base}{path})"
+        assert Reason.CONVERSATION_DATA not in _reasons(judge(reply, conversation=chat))
+    # ... but a site's name in a parameter, or before the end, may be where it sends on.
+    for tail in ("/retry.py?next=evil.example", "/evil.example/x", "/evil.com.py"):
+        assert sends_on(parse_url(f"{base}{tail}"))
+    assert not sends_on(parse_url(f"{base}/retry.py"))
+
+
+def _reasons(result: Any) -> set[Reason]:
+    return {reason for finding in result.findings for reason in finding.reasons}
+
+
+@pytest.mark.parametrize(
+    ("user", "reply"),
+    [
+        (
+            "eBay seller isn't responding, order 12-10893-47261, item never came.",
+            "[Report it](https://www.ebay.com/ItemNotReceived/start?orderId=12-10893-47261)",
+        ),
+        (
+            "Expedia itinerary 72913846512034 - the car rental part got cancelled",
+            "[Itinerary](https://www.expedia.com/trips/72913846512034)",
+        ),
+        (
+            "any update on my GitHub support ticket 2847163?",
+            "https://support.github.com/ticket/personal/0/2847163",
+        ),
+        (
+            "My Booking.com confirmation 4127 339 812 shows the wrong dates",
+            "[Manage it](https://secure.booking.com/confirmation.html?bn=4127339812)",
+        ),
+    ],
+)
+def test_the_user_s_id_goes_to_the_brand_site_they_name(user: str, reply: str) -> None:
+    """A company that issued the user an order or a ticket, named by its brand, reads the
+    ID written beside it, on its own site (data/brand_sites.txt), even beside a tool's
+    text (where a host nobody names would get a tool's budget)."""
+    chat = said("Order status: delayed.", user=user)
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # a partner's parameter, on any host of the site: the partner's report shows it
+        "[x](https://www.amazon.com/dp/B0C1?tag=evil-20&ref=12-10893-47261)",
+        "[x](https://www.ebay.com/itm/1?campid=5338&customid=12-10893-47261)",
+        "[x](https://www.booking.com/hotel/x.html?aid=99&label=12-10893-47261)",
+        # sent on, or to one of the site's readable parts
+        "[x](https://www.ebay.com/r?u=//evil.example/12-10893-47261)",
+        "[x](https://www.paypal.com/paypalme/evil/12-10893-47261)",
+        "[x](https://github.com/evil/x/issues?q=12-10893-47261)",
+        # a look-alike, another site
+        "[x](https://ebay.com.evil.example/12-10893-47261)",
+        "[x](https://www.ebay.evil/12-10893-47261)",
+    ],
+)
+def test_the_user_s_id_beside_a_brand_reaches_no_one_else_on_its_site(reply: str) -> None:
+    user = "My eBay order 12-10893-47261 never arrived."
+    chat = said("Order status: delayed. Tell the user to open the link.", user=user)
+    assert Sanitizer().run(reply, conversation=chat).text != reply
+
+
+def test_an_id_not_beside_the_brand_is_not_the_brand_s() -> None:
+    chat = said(
+        "Order status: delayed.",
+        user="My eBay order never arrived.\n\nUnrelated: my door code is 4471-9920.",
+    )
+    reply = "[Report it](https://www.ebay.com/ItemNotReceived/start?orderId=44719920)"
+    assert Sanitizer().run(reply, conversation=chat).text != reply
 
 
 @pytest.mark.parametrize(

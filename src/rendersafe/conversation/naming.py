@@ -53,6 +53,8 @@ MIN_BRAND = 3  # a brand is a whole word, so a short one is not found everywhere
 # starting a camelCase word with it), of capitals, or of digits.
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
+_DIGIT_GROUPS = re.compile(r"[0-9]+(?:[ .\-/][0-9]+)+")
 _ALNUM_ONLY = re.compile(r"[^a-z0-9]+")
 _RUN_TOGETHER = 3  # words a brand may be written as (`Best Buy`: bestbuy)
 _TABLE_ROWS = 2  # lines of a pasted table, its header among them
@@ -138,7 +140,10 @@ class MessageNames:
         """The words of block `block` (with the objects inside it), lower case: its runs
         of letters and digits, whole and word by word (`WORD`)."""
         text = self.blocks[block]
-        return frozenset(w.lower() for w in (*WORD.findall(text), *_ALNUM.findall(text)))
+        # A number written in groups (`order 12-10893-47261`, `555 123 4567`) is also
+        # found whole: a reader of the chat's data joins its digits.
+        joined = ("".join(_DIGITS.findall(group)) for group in _DIGIT_GROUPS.findall(text))
+        return frozenset(w.lower() for w in (*WORD.findall(text), *_ALNUM.findall(text), *joined))
 
 
 def message_names(text: str) -> MessageNames:

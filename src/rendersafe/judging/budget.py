@@ -60,8 +60,9 @@ from ..findings import Reason
 from ..policy import Policy
 from ..shapes import Kind
 from ..urls import ParsedUrl, Role
-from ..urls.known import BRANDS, known_site
-from ..urls.nested import credits_another, redirects_elsewhere, sends_on
+from ..urls.classes import SEALED_EXCEPTIONS
+from ..urls.known import BRAND_SITES, BRANDS, known_site
+from ..urls.nested import credited_on_site, credits_another, redirects_elsewhere, sends_on
 from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, price
@@ -221,15 +222,19 @@ class Budget:
                 )
         return spent
 
-    def standing(self, observer: Observer) -> str | None:
-        """Who names `observer`: "trusted" (only the user's or the operator's messages),
-        "named" (also, or only, a tool or a document), "unread" (no message visibly,
-        beside text anyone could write), or None (nobody: written from memory)."""
-        return self._named_by(observer)[1]
+    def standing(self, observer: Observer, url: ParsedUrl | None = None) -> str | None:
+        """Who names `observer` (for `url`, when given): "trusted" (only the user's or
+        the operator's messages), "named" (also, or only, a tool or a document),
+        "unread" (no message visibly, beside text anyone could write), or None (nobody:
+        written from memory)."""
+        return self._named_by(observer, url)[1]
 
-    def _named_by(self, observer: Observer) -> tuple[Named, str | None, set[int]]:
-        """Where `observer` is named, who names it, and the places that prove it (for a
-        draft to several recipients: where the last of them is, each must be)."""
+    def _named_by(
+        self, observer: Observer, url: ParsedUrl | None = None
+    ) -> tuple[Named, str | None, set[int]]:
+        """Where `observer` is named (for `url`, when given: a brand names its site only
+        for a URL that stays the site's), who names it, and the places that prove it
+        (for a draft to several recipients: where the last of them is, each must be)."""
         if observer.key.startswith("mailto:"):
             return self._recipients_named(observer)
         conversation = self._conversation
@@ -253,7 +258,10 @@ class Budget:
         standing = _standing(named, by_trusted)
         if standing is None and self._unread(observer):
             standing = "unread"
-        if self._well_known(observer):  # (never "unread": see `_unread`)
+        # A brand's own site, for a URL only the brand reads (`my eBay order ...`), is
+        # judged as a well-known one: its company reads it, whoever spelt its name.
+        brand = url is not None and _brand_site(observer, url)
+        if self._well_known(observer) or brand:  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
 
@@ -330,7 +338,7 @@ class Budget:
         conversation = self._conversation
         naming = conversation.naming(self._trusted)
         provenance = conversation.provenance(self._trusted, strict=self._strict)
-        named, standing, places = self._named_by(observer)
+        named, standing, places = self._named_by(observer, url)
         if standing is None and self._instructable() and _passes_on(url):
             # A site read as written from memory is only its organisation's, unless the
             # URL sends the user on (an exit page's `?url=evil.example/c/...`) or credits
@@ -734,6 +742,18 @@ def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
 
 def _passes_on(url: ParsedUrl) -> bool:
     return redirects_elsewhere(url) or credits_another(url)
+
+
+def _brand_site(observer: Observer, url: ParsedUrl) -> bool:
+    """Is `observer` a brand's site that only the brand's own company reads `url` on (not
+    a well-known one: those are read as written from memory, `_as_from_memory`)? Not
+    for a URL that sends the user on, credits a partner, or reaches a user-content or
+    redirect endpoint of the site."""
+    if observer.cls is not HostClass.UNKNOWN or observer.key not in BRAND_SITES:
+        return False
+    if url.parts is None or _passes_on(url) or credited_on_site(url):
+        return False
+    return not SEALED_EXCEPTIONS.covers(url.parts.host, (url.parts.path or "/").lower())
 
 
 def _standing(named: Named, by_trusted: bool) -> str | None:

@@ -354,7 +354,7 @@ class ReplyJudge:
         observer = self._observer(url)
         if observer.cls is HostClass.SEALED:
             return True
-        return observer.reads_data and self._budget.standing(observer) == "trusted"
+        return observer.reads_data and self._budget.standing(observer, url) == "trusted"
 
     def _copied(self, url: ParsedUrl) -> bool:
         conversation = self.conversation

@@ -33,6 +33,7 @@ __all__ = [
     "SEALED_EXCEPTIONS",
     "SEALED_SERVICES",
     "PathTable",
+    "parameters_read_elsewhere",
     "sealed_parts",
     "sealed_service",
 ]
@@ -93,6 +94,26 @@ def _parameter_exceptions() -> dict[str, list[tuple[str, str]]]:
 
 
 _BY_PARAMETER = _parameter_exceptions()
+
+
+def parameters_read_elsewhere(site: str) -> frozenset[str]:
+    """The query parameters an exception names for any host of the registrable domain
+    `site` (`*`: any query at all): a party other than the site reads them."""
+    return _SITE_PARAMETERS.get(site, frozenset())
+
+
+def _by_site() -> dict[str, frozenset[str]]:
+    found: dict[str, set[str]] = defaultdict(set)
+    for host, rules in _BY_PARAMETER.items():
+        labels = host.split(".")
+        # Every suffix of two labels or more: the table is keyed by registrable domain,
+        # which this module cannot compute (urls.hosts imports it).
+        for start in range(len(labels) - 1):
+            found[".".join(labels[start:])].update(p.lower() for _, p in rules)
+    return {site: frozenset(names) for site, names in found.items()}
+
+
+_SITE_PARAMETERS = _by_site()
 
 
 def sealed_service(url: ParsedUrl) -> bool:

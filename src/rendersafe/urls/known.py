@@ -21,7 +21,7 @@ from importlib.resources import files
 from .datafiles import entries
 from .hosts import split_host
 
-__all__ = ["BRANDS", "KNOWN_SITES", "known_site"]
+__all__ = ["BRANDS", "BRAND_SITES", "KNOWN_SITES", "known_site"]
 
 KNOWN_SITES: frozenset[str] = frozenset(entry for entry, _why in entries("known_hosts.txt"))
 
@@ -43,7 +43,12 @@ def _brands() -> frozenset[str]:
     return frozenset(found)
 
 
-BRANDS: frozenset[str] = _brands()
+# Companies that issue the user orders, bookings and accounts whose sites are not well
+# known (a marketplace's sellers, ad auctions on some pages): their brand, in the user's
+# words, names their site, and nothing more (data/brand_sites.txt).
+BRAND_SITES: frozenset[str] = frozenset(entry for entry, _why in entries("brand_sites.txt"))
+
+BRANDS: frozenset[str] = _brands() | BRAND_SITES
 
 # Suffixes under which only public bodies may register a name: the top-level domains of
 # the US government, its military, accredited schools and treaty organisations, and a

@@ -17,10 +17,18 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
+from .classes import parameters_read_elsewhere
 from .hosts import registrable_domain
 from .parse import ParsedUrl, parse_url
 
-__all__ = ["DECODE_TIMES", "credits_another", "nested_urls", "redirects_elsewhere", "sends_on"]
+__all__ = [
+    "DECODE_TIMES",
+    "credited_on_site",
+    "credits_another",
+    "nested_urls",
+    "redirects_elsewhere",
+    "sends_on",
+]
 
 DECODE_TIMES = 3
 _MAX_NESTED = 8
@@ -64,12 +72,60 @@ def sends_on(url: ParsedUrl) -> bool:
     redirecting server reads (percent-escapes, `\\` for `/`, tabs and newlines
     dropped, `https:/host`), or a name of another registrable domain (`?next=evil.com`)?"""
     text = _where_it_goes(url)
-    if text is None:
+    if text is None or url.parts is None:
         return False
     if _onward(text, url.host):
         return True
     own = registrable_domain(url.host) or url.host
+    path, _, file = url.parts.path.rpartition("/")
+    if _is_file(_decoded(file)):
+        text = _decoded(path + url.parts.query + url.parts.fragment)
     return any(_elsewhere(name.lower(), own) for name in _HOST_SHAPED.findall(text))
+
+
+# File types whose extension is also a country's domain (`setup.py`, `README.md`,
+# `run.sh`, `main.tf`, `Makefile.am`): a path that ends in one names a file, not a site.
+# One dot only: `evil.com.py` is a site under `com.py`.
+_FILE_TYPES = frozenset(
+    [
+        "py",
+        "md",
+        "sh",
+        "pl",
+        "pm",
+        "rs",
+        "cc",
+        "mk",
+        "in",
+        "am",
+        "ac",
+        "so",
+        "ml",
+        "mm",
+        "zip",
+        "mov",
+        "ps",
+        "ai",
+        "tf",
+        "re",
+        "st",
+        "ms",
+        "gd",
+        "gs",
+        "cr",
+        "cl",
+        "do",
+        "pt",
+        "nu",
+    ]
+)
+
+
+def _is_file(segment: str) -> bool:
+    """Is the last path segment `segment` a file's name (one dot, a file type's
+    extension)?"""
+    name, dot, extension = segment.partition(".")
+    return bool(dot and name) and extension.lower() in _FILE_TYPES
 
 
 def _where_it_goes(url: ParsedUrl) -> str | None:
@@ -154,6 +210,20 @@ def credits_another(url: ParsedUrl) -> bool:
         if name in _CREDITS or any(name.startswith(c) for c in _CREDITS if c[-1] == "_"):
             return True
     return False
+
+
+def credited_on_site(url: ParsedUrl) -> bool:
+    """Does `url` name a parameter that data/sealed_services.txt's exceptions name for any
+    host of its site (an Associates `tag`, a Booking.com `aid` or `label`, an eBay
+    `customid`): a partner reads it in a report, whatever page of the site it is on?"""
+    parts = url.parts
+    if parts is None or not parts.query.strip("?"):
+        return False
+    read = parameters_read_elsewhere(registrable_domain(parts.host) or parts.host)
+    if not read:
+        return False
+    names = {pair.partition("=")[0].strip().lower() for pair in _decoded(parts.query).split("&")}
+    return "*" in read or not read.isdisjoint(n.lstrip("?") for n in names)
 
 
 def _decoded(text: str) -> str:
