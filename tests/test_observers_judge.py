@@ -412,6 +412,27 @@ def test_a_file_name_at_a_path_s_end_is_no_site_the_user_is_sent_on_to() -> None
     assert not sends_on(parse_url(f"{base}/retry.py"))
 
 
+def test_a_repository_s_owner_reads_its_paths_not_their_queries_or_fragments() -> None:
+    """GitHub shows a repository's owner which of its pages were opened, never the query
+    (a search of its issues) or the fragment (lines of a file, sent to no server)."""
+    chat = [
+        {
+            "role": "user",
+            "content": "I want to contribute to rust-lang/rust, what's a good first issue?",
+        }
+    ]
+    issues = "https://github.com/rust-lang/rust/issues"
+    reply = (
+        f"- [E-easy]({issues}?q=is%3Aissue+is%3Aopen+label%3AE-easy)\n"
+        f"- [E-mentor]({issues}?q=is%3Aissue+is%3Aopen+label%3AE-mentor#L1-L40)"
+    )
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    # The path is what the owner sees: a composed one is counted as ever.
+    path = "/".join(["quietly", "folding", "amber", "lantern", "orchid", "velvet", "harbor"] * 2)
+    leak = f"[x](https://github.com/rust-lang/rust/tree/{path})"
+    assert Sanitizer().run(leak, conversation=chat).text != leak
+
+
 def _reasons(result: Any) -> set[Reason]:
     return {reason for finding in result.findings for reason in finding.reasons}
 

@@ -29,6 +29,7 @@ import re
 from urllib.parse import unquote
 
 from ..urls.datafiles import entries, words
+from ..urls.observers import CODE_HOSTS
 from ..urls.parse import ParsedUrl
 
 __all__ = ["WORD_BITS", "free_text", "is_word", "price", "tokens"]
@@ -84,6 +85,10 @@ def free_text(url: ParsedUrl, observer: str, *, host_given: bool = False) -> str
     if owner:  # the account that reads it, where its service puts it: not a choice
         path = _below_owner(path, owner)
     rest = path + parts.query + parts.fragment
+    if owner and site in CODE_HOSTS:
+        # A repository's owner is shown which of its pages were opened (GitHub's popular
+        # paths), never a query or a fragment (which no server is even sent).
+        rest = path
     return unquote(f"{below}{user}{port}{rest}", errors="replace")
 
 
