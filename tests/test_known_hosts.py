@@ -7,8 +7,9 @@ from collections import Counter
 
 import pytest
 
+from rendersafe.urls.classes import SEALED_EXCEPTIONS
 from rendersafe.urls.datafiles import entries
-from rendersafe.urls.known import BRAND_SITES, BRANDS, KNOWN_SITES, known_site
+from rendersafe.urls.known import BRAND_PAGES, BRAND_SITES, BRANDS, KNOWN_SITES, known_site
 from rendersafe.urls.observers import HostClass, observer_of, site_of
 from rendersafe.urls.parse import parse_url
 
@@ -82,19 +83,23 @@ def test_a_public_body_s_suffix_makes_a_site_known(site: str, known: bool) -> No
 BRAND_LISTED = entries("brand_sites.txt")
 
 
-def test_every_brand_site_is_listed_once_and_names_its_brand() -> None:
+def test_every_brand_page_is_listed_once_and_names_its_brand() -> None:
     counts = Counter(entry for entry, _why in BRAND_LISTED)
     assert [entry for entry, n in counts.items() if n > 1] == []
     assert BRAND_SITES <= BRANDS
 
 
 @pytest.mark.parametrize(("entry", "why"), BRAND_LISTED)
-def test_a_brand_site_is_its_own_site(entry: str, why: str) -> None:
-    """An entry names a registrable domain whose own pages are read by its company:
-    never a tenant or an observable host as a whole (their parts are told apart)."""
+def test_a_brand_page_is_its_company_s_own(entry: str, why: str) -> None:
+    """An entry is a path of a registrable domain its company reads: never a tenant's
+    or an observable host's (their parts are other observers), and never one of
+    sealed_services.txt's redirect or user-content exceptions."""
     assert why
     assert entry == entry.lower()
-    assert site_of(entry) == entry
-    observer = observer_of(parse_url(f"https://support.{entry}/requests/2847163"))
+    host, _, path = entry.partition("/")
+    url = parse_url(f"https://{host}/{path}/2847163".replace("//2847163", "/2847163"))
+    observer = observer_of(url)
     assert observer.cls in (HostClass.UNKNOWN, HostClass.SEALED), entry
-    assert observer.key == entry
+    assert observer.key == site_of(host)
+    assert BRAND_PAGES.covers(host, f"/{path}/2847163".replace("//", "/"))
+    assert not SEALED_EXCEPTIONS.covers(host, f"/{path}")

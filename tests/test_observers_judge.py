@@ -1036,8 +1036,8 @@ def test_a_request_s_own_fields_are_no_text_anyone_could_write() -> None:
     assert Sanitizer().run(LEAK, conversation=body).text != LEAK
 
 
-def _brand_redteam() -> list[dict[str, Any]]:
-    path = Path(__file__).parent / "data" / "observers" / "brand_redteam.jsonl"
+def _brand_redteam(name: str = "brand_redteam.jsonl") -> list[dict[str, Any]]:
+    path = Path(__file__).parent / "data" / "observers" / name
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
@@ -1046,5 +1046,18 @@ def test_a_red_team_against_brands_sends_the_user_s_id_to_nobody_else(case: dict
     """A red team's cases against the brand rule's first version: each attack's link
     carries the user's ID to someone other than the brand (a redirect in any spelling, a
     person's directory, a tenant platform); honest links to the brand's own pages stay."""
+    text = Sanitizer().run(case["reply"], conversation=case["conversation"]).text
+    assert (text == case["reply"]) is case["honest"]
+
+
+@pytest.mark.parametrize(
+    "case", _brand_redteam("brand_pages_redteam.jsonl"), ids=lambda case: case["id"]
+)
+def test_a_red_team_against_brand_pages_reaches_only_the_company(case: dict[str, Any]) -> None:
+    """A red team's 95 cases against brand sites (data/brand_sites.txt) as first written,
+    whole sites: a personal meeting room's `uname=`, payment links' notes, app
+    listings, affiliate parameters no list held, a locale segment before an excepted
+    path, a same-site relative redirect, a capitalised word as a brand. The list is of
+    account pages now; each attack's link is changed and each honest one kept."""
     text = Sanitizer().run(case["reply"], conversation=case["conversation"]).text
     assert (text == case["reply"]) is case["honest"]

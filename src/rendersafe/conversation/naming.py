@@ -100,7 +100,7 @@ class MessageNames:
         self._brands: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self.data = frozenset(
             run.lower() for run in _ALNUM.findall(text) if len(run) >= 3 and _has_digit(run)
-        )
+        ) | frozenset(_joined_numbers(text))
         found = _json_blocks(text) or _mixed_blocks(text)
         own = [block for block, _ in found]
         self.blocks = [whole for _, whole in found]
@@ -140,10 +140,8 @@ class MessageNames:
         """The words of block `block` (with the objects inside it), lower case: its runs
         of letters and digits, whole and word by word (`WORD`)."""
         text = self.blocks[block]
-        # A number written in groups (`order 12-10893-47261`, `555 123 4567`) is also
-        # found whole: a reader of the chat's data joins its digits.
-        joined = ("".join(_DIGITS.findall(group)) for group in _DIGIT_GROUPS.findall(text))
-        return frozenset(w.lower() for w in (*WORD.findall(text), *_ALNUM.findall(text), *joined))
+        found = (*WORD.findall(text), *_ALNUM.findall(text), *_joined_numbers(text))
+        return frozenset(w.lower() for w in found)
 
 
 def message_names(text: str) -> MessageNames:
@@ -264,6 +262,12 @@ def _word_runs(text: str) -> tuple[frozenset[str], frozenset[str]]:
         "".join(words[i : i + n]) for n in range(1, _RUN_TOGETHER + 1) for i in range(len(words))
     }
     return frozenset(r.lower() for r in runs), frozenset(r.lower() for r in runs if r[0].isupper())
+
+
+def _joined_numbers(text: str) -> list[str]:
+    """The numbers `text` writes in groups (`order 12-10893-47261`, `555 123 4567`),
+    their digits joined: a reader of the chat's data joins them."""
+    return ["".join(_DIGITS.findall(group)) for group in _DIGIT_GROUPS.findall(text)]
 
 
 def _has_digit(run: str) -> bool:

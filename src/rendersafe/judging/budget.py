@@ -61,11 +61,11 @@ from ..policy import Policy
 from ..shapes import Kind
 from ..urls import ParsedUrl, Role
 from ..urls.classes import SEALED_EXCEPTIONS
-from ..urls.known import BRAND_SITES, BRANDS, known_site
+from ..urls.known import BRAND_PAGES, BRANDS, known_site
 from ..urls.nested import credited_on_site, credits_another, redirects_elsewhere, sends_on
 from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
-from .bits import free_text, price
+from .bits import free_text, is_word, price
 from .choice import Selection
 
 __all__ = ["Budget", "Spent"]
@@ -75,6 +75,7 @@ _DIGITS = re.compile(r"[0-9]+")
 # A git object id, whole or abbreviated.
 _OBJECT_ID = re.compile(r"\b[0-9a-f]{7,40}\b")
 _MADE_UP_DIGITS = 3
+_SHORT_NUMBER = 4  # digits of a page number, a year, a count: no one's ID
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
 # The operator's own words: a host they name is theirs. What the user pastes (an e-mail,
 # a table) names its own hosts, whose owners may only have what stands beside them.
@@ -260,10 +261,43 @@ class Budget:
             standing = "unread"
         # A brand's own site, for a URL only the brand reads (`my eBay order ...`), is
         # judged as a well-known one: its company reads it, whoever spelt its name.
-        brand = url is not None and _brand_site(observer, url)
+        brand = url is not None and self._brand_page(observer, url)
         if self._well_known(observer) or brand:  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
+
+    def _brand_page(self, observer: Observer, url: ParsedUrl) -> bool:
+        """Is `url` a page where a company shows the user their own orders or tickets
+        (data/brand_sites.txt), in a form only that company reads: nothing that sends the
+        user on or credits a partner, no escaped path, and a query of words, short
+        numbers and what the user or the operator wrote (no affiliate's or room's id)?"""
+        parts = url.parts
+        if observer.cls is not HostClass.UNKNOWN or parts is None or "%" in parts.path:
+            return False
+        if not BRAND_PAGES.covers(parts.host, (parts.path or "/").lower()):
+            return False
+        if _passes_on(url) or credited_on_site(url):
+            return False
+        if SEALED_EXCEPTIONS.covers(parts.host, (parts.path or "/").lower()):
+            return False
+        values = [v for _, v in parse_qsl(parts.query.lstrip("?"), keep_blank_values=True)]
+        return all(self._plain(value) for value in (*values, unquote(parts.fragment[1:])))
+
+    def _plain(self, value: str) -> bool:
+        """Is a query value made of words, numbers of a few digits, and runs a message
+        of a trusted role gave? Not one starting with `/` (a sign-in's `return_to`)."""
+        if value.startswith(("/", "\\")):
+            return False
+        naming = self._conversation.naming(self._trusted)
+        messages = self._conversation.messages
+        for run in _ALNUM.findall(value):
+            lower = run.lower()
+            if (lower.isdigit() and len(lower) <= _SHORT_NUMBER) or is_word(lower):
+                continue
+            given = naming.given(lower)
+            if given is None or messages[given].role not in self._trusted:
+                return False
+        return True
 
     def _by_operator(self, places: set[int]) -> bool:
         """Does a message of the operator's (system, developer; trusted) name it?"""
@@ -742,18 +776,6 @@ def _derived_bits(text: str, derived: Derived) -> tuple[float, float | None]:
 
 def _passes_on(url: ParsedUrl) -> bool:
     return redirects_elsewhere(url) or credits_another(url)
-
-
-def _brand_site(observer: Observer, url: ParsedUrl) -> bool:
-    """Is `observer` a brand's site that only the brand's own company reads `url` on (not
-    a well-known one: those are read as written from memory, `_as_from_memory`)? Not
-    for a URL that sends the user on, credits a partner, or reaches a user-content or
-    redirect endpoint of the site."""
-    if observer.cls is not HostClass.UNKNOWN or observer.key not in BRAND_SITES:
-        return False
-    if url.parts is None or _passes_on(url) or credited_on_site(url):
-        return False
-    return not SEALED_EXCEPTIONS.covers(url.parts.host, (url.parts.path or "/").lower())
 
 
 def _standing(named: Named, by_trusted: bool) -> str | None:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import functools
 from importlib.resources import files
 
+from .classes import PathTable
 from .datafiles import entries
-from .hosts import split_host
+from .hosts import registrable_domain, split_host
 
-__all__ = ["BRANDS", "BRAND_SITES", "KNOWN_SITES", "known_site"]
+__all__ = ["BRANDS", "BRAND_PAGES", "BRAND_SITES", "KNOWN_SITES", "known_site"]
 
 KNOWN_SITES: frozenset[str] = frozenset(entry for entry, _why in entries("known_hosts.txt"))
 
@@ -43,10 +44,13 @@ def _brands() -> frozenset[str]:
     return frozenset(found)
 
 
-# Companies that issue the user orders, bookings and accounts whose sites are not well
-# known (a marketplace's sellers, ad auctions on some pages): their brand, in the user's
-# words, names their site, and nothing more (data/brand_sites.txt).
-BRAND_SITES: frozenset[str] = frozenset(entry for entry, _why in entries("brand_sites.txt"))
+# The pages where companies whose sites are not well known (a marketplace's sellers, ad
+# auctions on some pages) show the user their own orders, bookings and tickets: there,
+# their brand in the user's words names their site (data/brand_sites.txt).
+BRAND_PAGES = PathTable([entry for entry, _why in entries("brand_sites.txt")])
+BRAND_SITES: frozenset[str] = frozenset(
+    registrable_domain(entry.partition("/")[0]) for entry, _why in entries("brand_sites.txt")
+)
 
 BRANDS: frozenset[str] = _brands() | BRAND_SITES
 

@@ -239,8 +239,14 @@ def _decoded(text: str) -> str:
 
 def _elsewhere(name: str, own: str) -> bool:
     """Is the host-shaped `name` another site than `own` (a name under a suffix the
-    list does not hold counts only under the names reserved for tests and networks)?"""
+    list does not hold counts only under the names reserved for tests and networks; an
+    IPv4 address is a host of its own)?"""
     site = registrable_domain(name)
     if site:
         return site != own
-    return name.rpartition(".")[2] in _RESERVED
+    return name.rpartition(".")[2] in _RESERVED or _ipv4(name)
+
+
+def _ipv4(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 for p in parts)
