@@ -37,6 +37,15 @@ FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
         ("~~~{} \nx\n~~~\n", 0),  # python-markdown reads no fence after `{} `
         ("<x\n<!-- >\n\n```\n", 11),  # a comment opened on the line ending a tag
         ("<x>\n\n```\nok\n```\n", None),  # a blank line ends the HTML block first
+        ('[a]: /u "\n```\n"\n', 10),  # a title over lines (marko, mistune, marked)
+        ('[a]: /u "t\n\n```\n', 12),  # ... blank lines and all (marked)
+        ("[a]: /u\n't\n```\n", 11),  # a title may open on the next line
+        ('[a]: /u "t"\n\n```\nok\n```\n', None),  # a title closed on its line
+        ("[a\n```\n]: /u\n", 3),  # a label over lines (mistune, marko)
+        ("- [a\n\n```\n", 6),  # ... in a list item, blank lines and all
+        ("[a](b) and [c]\n```\nok\n```\n", None),  # brackets closed on their line
+        ("<pre></PRE>\n```\n", 0),  # mistune ends a `<pre>` only at `</pre>`
+        ("~~~{a|b}\n-|-\n", 0),  # markdown-it reads a table first
     ],
 )
 def test_the_first_line_renderers_may_read_otherwise(text: str, at: int | None) -> None:
@@ -82,7 +91,7 @@ def _reference(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgree
     if state.broken:
         return 0, state
     raw = (state.raw, state.raw_name)
-    scan = _State(state.fence, raw, (state.tag_line, state.tag_open), state.label)
+    scan = _State(state.fence, raw, (state.tag_line, state.tag_open), state.label, state.waiting)
     pos, head = 0, state.pending
     for found in _BREAK.finditer(text):
         start = 0 if head else pos
@@ -105,6 +114,7 @@ def _reference(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgree
         tag_line=scan.tag_line,
         tag_open=scan.tag_line_open,
         label=scan.label,
+        waiting=scan.waiting,
         pending=rest[:_PENDING_CHARS],
         long=len(rest) > _PENDING_CHARS or (state.long and bool(head)),
     )
@@ -144,6 +154,15 @@ _SHAPES = [
     "<!-- >",
     "<pre>" + "a" * 250 + "</pr",
     "e>",
+    "[a",
+    "]: /u",
+    '[a]: /u "t',
+    '"',
+    "[a]: /u",
+    "'t",
+    "'",
+    "- [a",
+    "<pre></PRE>",
 ]
 
 

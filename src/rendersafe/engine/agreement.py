@@ -35,8 +35,9 @@ __all__ = ["AGREED", "HTML_BLOCKS", "FenceAgreement"]
 _FENCE_LIKE: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*(`{3,}|~{3,})")
 # An opening line both read alike: at column 0, python-markdown's plain info string
 # (`lang`, `.lang` or `{attributes}`), spaces only around it; no backtick after a
-# backtick fence (CommonMark's rule).
-_OPENER: Final = re.compile(r"(`{3,}|~{3,})(?:[ ]*\.?[\w#.+-]*[ ]*|[ ]*\{[^\n`}]*\})")
+# backtick fence (CommonMark's rule), and no `|` (markdown-it reads tables first: a
+# line with one, above a delimiter row, is a table's header).
+_OPENER: Final = re.compile(r"(`{3,}|~{3,})(?:[ ]*\.?[\w#.+-]*[ ]*|[ ]*\{[^\n`}|]*\})")
 # A line that may open an HTML block in some renderer: a tag, a comment, a declaration
 # or a processing instruction, after up to three spaces or a container's markers.
 # (Anything but white space after the `<`: commonmark.py and marko fold a Kelvin sign
@@ -78,6 +79,7 @@ class FenceAgreement:
     tag_line: bool = False  # a line since the last blank one may open an HTML block
     tag_open: bool = False  # ... and left its tag unfinished (no `>` after it yet)
     label: bool = False  # the last line was a definition's label with no destination
+    waiting: str = ""  # what a definition left open (`_State.waiting`)
     pending: str = ""  # the start of a line the text ended inside
     long: bool = False  # ... and more of it than that start
 
@@ -96,7 +98,11 @@ class FenceAgreement:
         if self is AGREED and not any(mark in text for mark in _MARKS):
             return None, _resting(text)  # the usual unit: nothing to read
         state = _State(
-            self.fence, (self.raw, self.raw_name), (self.tag_line, self.tag_open), self.label
+            self.fence,
+            (self.raw, self.raw_name),
+            (self.tag_line, self.tag_open),
+            self.label,
+            self.waiting,
         )
         head, pos = self.pending, 0
         if head:  # the line a forced cut split: read whole, with its start
@@ -128,6 +134,7 @@ class FenceAgreement:
             tag_line=state.tag_line,
             tag_open=state.tag_line_open,
             label=state.label,
+            waiting=state.waiting,
             pending=rest[:_PENDING_CHARS],
             long=len(rest) > _PENDING_CHARS or (self.long and bool(head)),
         )
@@ -135,7 +142,7 @@ class FenceAgreement:
 
 AGREED: Final = FenceAgreement()
 # What a text holds wherever it may change the agreement (`_lines`).
-_MARKS: Final = ("<", "```", "~~~", "]:")
+_MARKS: Final = ("<", "```", "~~~", "]:", "[")
 
 
 def _resting(text: str) -> FenceAgreement:
@@ -158,8 +165,9 @@ def _scanned(state: FenceAgreement, text: str) -> tuple[int | None, FenceAgreeme
 def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
     """The whole lines of `text` from `pos` on that may change or break the agreement:
     every one where a lone `\r` ends lines (rare), else those holding a fence's run, a
-    `<` or `>`, a `]:`, a backslash at its end, or nothing (a plain line only ends a
-    bare label's wait)."""
+    `<` or `>`, a `]:`, a `[` at its start, a backslash at its end, or nothing (a plain
+    line only ends a bare label's wait; `_State._skipped` reads the plain lines while a
+    definition's label or title is open)."""
     if "\r" in text and _LONE_CR.search(text):
         last = pos
         for found in _BREAK.finditer(text, pos):
@@ -175,6 +183,7 @@ def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
             or "```" in line
             or "~~~" in line
             or "]:" in line
+            or ("[" in line and _LABEL_START.match(line) is not None)
             or line.rstrip("\r").endswith("\\")
             or not line.strip(" \t\r")
         ):
@@ -186,84 +195,170 @@ def _lines(text: str, pos: int) -> Iterator[tuple[int, int]]:
 class _State:
     """The mutable state of one scan."""
 
-    __slots__ = ("fence", "label", "raw", "raw_name", "tag_line", "tag_line_open")
+    __slots__ = ("fence", "label", "raw", "raw_name", "tag_line", "tag_line_open", "waiting")
 
     def __init__(
-        self, fence: str | None, raw: tuple[int, str], tags: tuple[bool, bool], label: bool
+        self,
+        fence: str | None,
+        raw: tuple[int, str],
+        tags: tuple[bool, bool],
+        label: bool,
+        waiting: str = "",
     ) -> None:
         self.fence = fence
         self.raw, self.raw_name = raw
         self.tag_line, self.tag_line_open = tags
         self.label = label
+        # What a reference definition left open: a label (`]`, `[a` NEWLINE ...) or a
+        # title (its closer: `"`, `'`, `)`), which some renderer reads on over lines,
+        # blank ones too, a fence line in it; or `t`: the last line was a whole
+        # definition, after which a title may open.
+        self.waiting = waiting
 
     def read_lines(self, text: str, pos: int) -> int | None:
         """Read the whole lines of `text` from `pos` on (those `_lines` finds); where
         the first that breaks the agreement starts, or None."""
         read_to = pos
         for start, end in _lines(text, pos):
-            if start != read_to:
-                self.label = False  # (a plain line came between)
+            if start != read_to and not self._skipped(text, read_to, start):
+                return None  # (never: a plain line breaks nothing)
             read_to = end
             if not self.read(text[start:end]):
                 return start
-        if max(text.rfind("\n", pos), text.rfind("\r", pos)) + 1 > read_to:
-            self.label = False  # (the last whole line was a plain one)
+        last = max(text.rfind("\n", pos), text.rfind("\r", pos)) + 1
+        if last > read_to:
+            self._skipped(text, read_to, last)
         return None
+
+    def _skipped(self, text: str, start: int, end: int) -> bool:
+        """The plain lines from `start` to `end` (no mark `_lines` looks for) came
+        between: they end a bare label's wait, and a definition's (read line by line
+        while a label or a title is open: one of them may close it)."""
+        self.label = False
+        if self.waiting:
+            for line in text[start:end].splitlines(keepends=True):
+                if not self.waiting:
+                    break
+                self.read(line)
+        return True
 
     def read(self, line: str) -> bool:
         """Read one whole line; False when it breaks the agreement."""
         body = line.rstrip("\r\n")
         fence_like = ("```" in body or "~~~" in body) and _FENCE_LIKE.match(body) is not None
         if self.fence is not None:
-            if body.rstrip(" ") == self.fence:
-                self.fence = None
-                return True
-            return not fence_like  # a line some reader may close the fence at
+            return self._in_fence(body, fence_like)
         if self.raw >= 0:
-            end = HTML_BLOCKS[self.raw][1].search(body)
-            if end is not None:
-                # CommonMark ends a raw-text element at any of the four end tags; mistune
-                # only at its own, in lower case (not `</PRE>`, not `</script>` after
-                # `<pre>`): there they part, one reading on to the end of the text.
-                parted = self.raw == 0 and end.group() != f"</{self.raw_name}>"
-                self.raw, self.raw_name = -1, ""
-                if parted:
-                    return False
-            return not fence_like  # python-markdown reads it as a fence; others as HTML
+            return self._in_raw(body) and not fence_like  # python-markdown reads a fence
         after_label, self.label = self.label, False
+        waiting, self.waiting = self.waiting, ""
+        if waiting in _OPEN:
+            if fence_like:
+                return False  # a fence line inside a label or a title, to some reader
+            if not _closes(body, waiting):
+                self.waiting = waiting
         if fence_like:
             opener = _OPENER.fullmatch(body)
             agreed = opener is not None and not self.tag_line and not after_label
             self.fence = opener.group(1) if opener is not None and agreed else None
             return agreed
         # (a destination a backslash ends runs on to the next line, for marko)
-        waiting = after_label and body.endswith("\\")
-        self.label = waiting or ("]:" in body and _BARE_LABEL.fullmatch(body) is not None)
-        self._outside(body)
-        return True
+        bare = after_label and body.endswith("\\")
+        self.label = bare or ("]:" in body and _BARE_LABEL.fullmatch(body) is not None)
+        if not self.waiting:
+            self.waiting = _opened(body, after_definition=waiting == "t")
+        return self._outside(body)
 
-    def _outside(self, body: str) -> None:
-        """A line outside any fence or raw block, not a fence line itself. A tag a
-        line leaves unfinished (`</x` with no `>`) is one line to marked, blank lines
-        and all (`</x` NEWLINE NEWLINE `>`): the HTML block it opens starts where it
-        ends."""
+    def _in_fence(self, body: str, fence_like: bool) -> bool:
+        if body.rstrip(" ") == self.fence:
+            self.fence = None
+            return True
+        return not fence_like  # a line some reader may close the fence at
+
+    def _in_raw(self, body: str) -> bool:
+        """A line inside a comment or a raw-text element; False where readers part."""
+        end = HTML_BLOCKS[self.raw][1].search(body)
+        if end is None:
+            return True
+        # CommonMark ends a raw-text element at any of the four end tags; mistune only
+        # at its own, in lower case (not `</PRE>`, not `</script>` after `<pre>`): there
+        # they part, one reading on to the end of the text.
+        parted = self.raw == 0 and end.group() != f"</{self.raw_name}>"
+        self.raw, self.raw_name = -1, ""
+        return not parted
+
+    def _outside(self, body: str) -> bool:
+        """A line outside any fence or raw block, not a fence line itself; False when
+        it breaks the agreement. A tag a line leaves unfinished (`</x` with no `>`) is
+        one line to marked, blank lines and all (`</x` NEWLINE NEWLINE `>`): the HTML
+        block it opens starts where it ends."""
         blank = not body.strip(" \t")
         if self.tag_line and self.tag_line_open:
             self.tag_line_open = ">" not in body
         elif blank:
             self.tag_line = False
-        if blank:
-            return
-        if "<" not in body:
-            return
+        if blank or "<" not in body:
+            return True
         if body.lstrip(" ")[:1] == "<":
             for index, (start, end) in enumerate(HTML_BLOCKS):
                 opened = start.match(body)
-                if opened is not None and not end.search(body, opened.end()):
-                    self.raw = index
-                    self.raw_name = opened.group().lstrip(" <").lower() if index == 0 else ""
-                    return
+                if opened is None:
+                    continue
+                name = opened.group().lstrip(" <").lower() if index == 0 else ""
+                closed = end.search(body, opened.end())
+                if closed is None:
+                    self.raw, self.raw_name = index, name
+                    return True
+                # (`<pre></PRE>`: closed on its line to CommonMark, open to mistune)
+                if index == 0 and closed.group() != f"</{name}>":
+                    return False
         found = _TAG_START.match(body)
         if found is not None:
             self.tag_line = True
             self.tag_line_open = ">" not in body[found.end() :]
+        return True
+
+
+# What a definition may leave open over lines: its label, or its title (by its closer).
+_OPEN: Final = frozenset({"]", '"', "'", ")"})
+_TITLE_CLOSERS: Final = {'"': '"', "'": "'", "(": ")"}
+# A line that may open a definition's label: a `[` at its start, after white space and
+# container markers.
+_LABEL_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*\[")
+
+
+def _opened(body: str, *, after_definition: bool) -> str:
+    """What `body` leaves open that a later line may close (`_State.waiting`)."""
+    label = _LABEL_START.match(body)
+    if label is not None and not _closes(body[label.end() :], "]"):
+        return "]"
+    at = body.find("]:")
+    if at >= 0:
+        rest = body[at + 2 :].lstrip(" \t")
+        if not rest:
+            return ""  # a bare label: `label`'s wait
+        if rest[0] == "<":
+            end = rest.find(">")
+            after = rest[end + 1 :] if end >= 0 else ""
+        else:
+            after = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+        return _title_opened(after) if after.strip() else "t"
+    return _title_opened(body) if after_definition else ""
+
+
+def _title_opened(text: str) -> str:
+    """The closer of a title `text` opens and does not close, or ""."""
+    text = text.lstrip(" \t")
+    closer = _TITLE_CLOSERS.get(text[:1], "")
+    return closer if closer and not _closes(text[1:], closer) else ""
+
+
+def _closes(text: str, closer: str) -> bool:
+    """Does `text` hold `closer`, not escaped by a backslash?"""
+    at = text.find(closer)
+    while at >= 0:
+        slashes = len(text[:at]) - len(text[:at].rstrip("\\"))
+        if slashes % 2 == 0:
+            return True
+        at = text.find(closer, at + 1)
+    return False

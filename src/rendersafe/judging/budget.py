@@ -74,6 +74,7 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _DIGITS = re.compile(r"[0-9]+")
 # A git object id, whole or abbreviated.
 _OBJECT_ID = re.compile(r"\b[0-9a-f]{7,40}\b")
+_FULL_OBJECT_ID = 40
 _MADE_UP_DIGITS = 3
 _SHORT_NUMBER = 4  # digits of a page number, a year, a count: no one's ID
 _COUNTED = (HostClass.OBSERVABLE, HostClass.TENANT, HostClass.UNKNOWN)
@@ -486,8 +487,11 @@ class Budget:
         conversation = self._conversation
         keys = conversation.pieces_in(conversation.readings(url), url.host)
         stripped = {word.lstrip("0") for word in known}  # an ID is also found without them
+        # A run read inside a repository's commit id (`0651876` in `682f053d92dc0651876b...`)
+        # is that id's, which its owner has.
+        objects = [o for o in known if _OBJECT_ID.fullmatch(o) and len(o) == _FULL_OBJECT_ID]
         return bool(keys) and all(
-            key.decode("utf-8", "replace").lstrip("0") in stripped for key, _ in keys
+            _had(key.decode("utf-8", "replace").lstrip("0"), stripped, objects) for key, _ in keys
         )
 
     def _trusted_words(self, *, answers: bool = False) -> frozenset[str]:
@@ -572,10 +576,11 @@ class Budget:
         return frozenset(words)
 
     def _repository_objects(self, key: str) -> frozenset[str]:
-        """The git object ids (`a4c91f2...`) a tool's answer gave to a call that names
-        a repository of the code-host account `key` (`git_log(repo="acme/web")`): that
-        repository's own, which its owner has. Not one the call or a trusted message
-        wrote (the chat's data handed to the tool and back)."""
+        """The git object ids (`a4c91f2...`) and numbers (a pull request's `#412`) a
+        tool's answer gave to a call that names a repository of the code-host account
+        `key` (`git_log(repo="acme/web")`): that repository's own, which its owner has.
+        Not one the call or a trusted message wrote (the chat's data handed to the tool
+        and back)."""
         site, _, owner = key.partition("/")
         if site not in CODE_HOSTS or not owner:
             return frozenset()
@@ -597,9 +602,9 @@ class Budget:
                 continue
             calls = provenance.calls_answered(position)
             if any(slug in call.lower() for call in calls):
-                found.update(
-                    run for run in _OBJECT_ID.findall(message.text.lower()) if run not in written
-                )
+                text = message.text.lower()
+                runs = (*_OBJECT_ID.findall(text), *_DIGITS.findall(text))
+                found.update(run for run in runs if run not in written)
         return found
 
     def _copy(self, url: ParsedUrl, observer: Observer, role: Role, cost: Cost) -> Spent | None:
@@ -746,6 +751,11 @@ def _unproxied(raw: str, policy: Policy) -> str:
         if name == proxy.url_param:
             return value
     return raw
+
+
+def _had(piece: str, known: set[str], objects: list[str]) -> bool:
+    """Is `piece` one of the `known` words, or inside one of the commit ids `objects`?"""
+    return piece in known or any(piece in word for word in objects)
 
 
 def _run_on(copy: Cost, rest: str, inside: float, href: str | None) -> Cost:

@@ -15,6 +15,7 @@ from ..engine.regions import Regions
 from ..engine.state import Pass
 from ..findings import Action, Construct
 from ..urls import Role
+from ..urls.hosts import split_host
 from .decide import WINDOW, judge_reading
 
 __all__ = ["ANCHOR", "bare_readings", "bare_urls"]
@@ -112,16 +113,19 @@ def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[in
         if anchor.start() < pos:
             continue  # inside the previous URL
         match = _bare_match(text, anchor)
-        if match is None:
+        if match is None or (match.re is _DOMAIN_URL and not _linkable(match.group())):
             continue
         end = decided(match.start())
         if end is not None:
             pos = end
             continue
         # We edit a bare URL up to `](` (what follows is a destination, judged on its
-        # own), but judge it whole too: mistune links all of it, backticks included.
+        # own), but judge it whole too: mistune links all of it, backticks included
+        # (a URL with a scheme; linkify-it, which alone links a bare name, stops at `]`).
         whole = _trim(match.group())
         url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
+        if match.re is not _SCHEME_URL and match.re is not _WWW_URL:
+            whole = url
         pos = match.start() + max(len(url), 1)
         if url:
             yield match.start(), url, whole
@@ -148,6 +152,21 @@ def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
     while start < at and text[start] in ".-":
         start += 1
     return (_EMAIL if mark == "@" else _DOMAIN_URL).match(text, start, limit)
+
+
+# Names no renderer links bare, whatever follows them: the top-level names reserved
+# for tests and private networks are read all the same (a client may resolve them).
+_RESERVED_TOP = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "lan"})
+
+
+def _linkable(found: str) -> bool:
+    """Is the bare name `found` starts with one a linkifier may link: under a top-level
+    name the public suffix list knows (linkify-it links only those, and by default
+    fewer), or a reserved one? `realip.go#L41`, `flags.ts#L12` and `index.tsx` name
+    files, not hosts."""
+    host = re.split(r"[/?#:]", found, maxsplit=1)[0].rstrip(".").lower()
+    top = host.rpartition(".")[2]
+    return top in _RESERVED_TOP or bool(split_host(host)[2]) or not top.isascii()
 
 
 def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:
