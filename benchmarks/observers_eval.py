@@ -56,6 +56,9 @@ SETS = {
     # honest replies only: written by a helper told what real assistants write, not
     # this design's rules (carriers, orders, consoles, search citations, signed links)
     "8": ("", "honest8.jsonl"),
+    # the same, by another helper, told the honest kinds (tracking numbers,
+    # orders, accounts, citations, docs, presigned links, internal tools, code hosts)
+    "9": ("", "honest9.jsonl"),
 }
 
 

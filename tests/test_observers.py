@@ -307,6 +307,16 @@ def test_eighth_round_honest_floor() -> None:
     assert honest["default"]["unchanged_pct"] >= 76.0, honest["default"]["changed_ids"]
 
 
+def test_ninth_round_honest_floor() -> None:
+    """Set 9: 180 honest replies another helper wrote without reading this design, 15
+    of each kind the issue names (tracking numbers, orders, accounts, search
+    citations, docs from memory and beside a tool, presigned links, internal tools,
+    code hosts, maps and media, images, multi-turn chats); the floor. 15 embed images
+    from hosts no allowlist names, which the default policy removes by design."""
+    honest = ev.evaluate([], ev.load("honest9.jsonl"))["honest"]
+    assert honest["default"]["unchanged_pct"] >= 74.0, honest["default"]["changed_ids"]
+
+
 def test_every_given_url_cited_as_its_own_text_stays_as_a_plain_link_does() -> None:
     """Across every honest set's conversation: each URL a tool, the user or the operator
     gave, wherever `[the page](u)` comes back unchanged, comes back unchanged as
