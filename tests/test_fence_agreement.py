@@ -31,7 +31,7 @@ FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
         ("```\na\n```\t\n", 6),  # a tab after the closer: commonmark.py keeps it open
         ("```\na\n````\n", 6),  # a longer closer: CommonMark closes, python-markdown not
         ("[a]:\n```\n", 5),  # mistune and marko take the fence line as a destination
-        ("</x\n\n>\n```\n", 7),  # marked's tag over lines opens its HTML block at `>`
+        ("</x\n\n>\n```\n", 5),  # marked reads the tag over lines: an HTML block at `>`
         ("<\u212a>\n```\n", 4),  # a Kelvin sign: a `<k>` to commonmark.py
         ("[a]: \\\n```\n", 7),  # marko continues a destination over its backslash
         ("~~~{} \nx\n~~~\n", 0),  # python-markdown reads no fence after `{} `
@@ -46,6 +46,9 @@ FENCE = "```html\n<img src=//evil.example/x.png>\n```\n"
         ("[a](b) and [c]\n```\nok\n```\n", None),  # brackets closed on their line
         ("<pre></PRE>\n```\n", 0),  # mistune ends a `<pre>` only at `</pre>`
         ("~~~{a|b}\n-|-\n", 0),  # markdown-it reads a table first
+        ("[a]:\n/u '\n```\n", 10),  # a title after a destination on the label's next line
+        ("```{onclick=alert(1)}\n```\n", 0),  # python-markdown sets it on the <code>
+        ('```{ .py hl_lines="2" }\nx\n```\n', None),  # inert attributes
     ],
 )
 def test_the_first_line_renderers_may_read_otherwise(text: str, at: int | None) -> None:
@@ -163,6 +166,9 @@ _SHAPES = [
     "'",
     "- [a",
     "<pre></PRE>",
+    "/u '",
+    "/u",
+    "```{onclick=x}",
 ]
 
 

@@ -77,7 +77,7 @@ class FenceAgreement:
     raw: int = -1  # the comment or raw-text block open now (`HTML_BLOCKS`), or -1
     raw_name: str = ""  # the raw-text element's name, as it opened (lower case)
     tag_line: bool = False  # a line since the last blank one may open an HTML block
-    tag_open: bool = False  # ... and left its tag unfinished (no `>` after it yet)
+    tag_open: int = 0  # ... and left its tag unfinished (1; 2: a blank line since)
     label: bool = False  # the last line was a definition's label with no destination
     waiting: str = ""  # what a definition left open (`_State.waiting`)
     pending: str = ""  # the start of a line the text ended inside
@@ -201,7 +201,7 @@ class _State:
         self,
         fence: str | None,
         raw: tuple[int, str],
-        tags: tuple[bool, bool],
+        tags: tuple[bool, int],
         label: bool,
         waiting: str = "",
     ) -> None:
@@ -232,14 +232,14 @@ class _State:
 
     def _skipped(self, text: str, start: int, end: int) -> bool:
         """The plain lines from `start` to `end` (no mark `_lines` looks for) came
-        between: they end a bare label's wait, and a definition's (read line by line
-        while a label or a title is open: one of them may close it)."""
-        self.label = False
-        if self.waiting:
-            for line in text[start:end].splitlines(keepends=True):
-                if not self.waiting:
-                    break
-                self.read(line)
+        between: each is read while a definition waits (a bare label's destination, a
+        title that may open or close, a label that may close), the rest change nothing."""
+        pos = start
+        while (self.label or self.waiting) and pos < end:
+            found = _BREAK.search(text, pos, end)
+            stop = end if found is None else found.end()
+            self.read(text[pos:stop])
+            pos = stop
         return True
 
     def read(self, line: str) -> bool:
@@ -260,13 +260,15 @@ class _State:
         if fence_like:
             opener = _OPENER.fullmatch(body)
             agreed = opener is not None and not self.tag_line and not after_label
+            agreed = agreed and _inert_attributes(body)
             self.fence = opener.group(1) if opener is not None and agreed else None
             return agreed
         # (a destination a backslash ends runs on to the next line, for marko)
         bare = after_label and body.endswith("\\")
         self.label = bare or ("]:" in body and _BARE_LABEL.fullmatch(body) is not None)
         if not self.waiting:
-            self.waiting = _opened(body, after_definition=waiting == "t")
+            # (after a bare label, this line holds its destination, and maybe a title)
+            self.waiting = _opened(body, after_definition=waiting == "t", destination=after_label)
         return self._outside(body)
 
     def _in_fence(self, body: str, fence_like: bool) -> bool:
@@ -289,34 +291,54 @@ class _State:
 
     def _outside(self, body: str) -> bool:
         """A line outside any fence or raw block, not a fence line itself; False when
-        it breaks the agreement. A tag a line leaves unfinished (`</x` with no `>`) is
-        one line to marked, blank lines and all (`</x` NEWLINE NEWLINE `>`): the HTML
-        block it opens starts where it ends."""
+        it breaks the agreement."""
         blank = not body.strip(" \t")
-        if self.tag_line and self.tag_line_open:
-            self.tag_line_open = ">" not in body
-        elif blank:
-            self.tag_line = False
+        if not self._tag_goes_on(body, blank):
+            return False
         if blank or "<" not in body:
             return True
         if body.lstrip(" ")[:1] == "<":
-            for index, (start, end) in enumerate(HTML_BLOCKS):
-                opened = start.match(body)
-                if opened is None:
-                    continue
-                name = opened.group().lstrip(" <").lower() if index == 0 else ""
-                closed = end.search(body, opened.end())
-                if closed is None:
-                    self.raw, self.raw_name = index, name
-                    return True
-                # (`<pre></PRE>`: closed on its line to CommonMark, open to mistune)
-                if index == 0 and closed.group() != f"</{name}>":
-                    return False
+            parted = self._raw_opened(body)
+            if parted is not None:
+                return not parted
         found = _TAG_START.match(body)
         if found is not None:
             self.tag_line = True
-            self.tag_line_open = ">" not in body[found.end() :]
+            self.tag_line_open = 0 if ">" in body[found.end() :] else 1
         return True
+
+    def _tag_goes_on(self, body: str, blank: bool) -> bool:
+        """A tag a line leaves unfinished (`</x` with no `>`) is one tag to marked,
+        blank lines and all (`</x` NEWLINE NEWLINE `>`), and its HTML block starts where
+        it ends: where a blank line came between, others read a paragraph there, its
+        code spans included (False)."""
+        if self.tag_line and self.tag_line_open:
+            if blank:
+                self.tag_line_open = 2
+            elif ">" in body:
+                if self.tag_line_open == 2:
+                    return False
+                self.tag_line_open = 0
+        elif blank:
+            self.tag_line = False
+        return True
+
+    def _raw_opened(self, body: str) -> bool | None:
+        """Read a line starting with `<` for a comment or raw-text element it leaves
+        open: False when it does, True where readers part on it (`<pre></PRE>`: closed
+        on its line to CommonMark, open to mistune), None when it opens none."""
+        for index, (start, end) in enumerate(HTML_BLOCKS):
+            opened = start.match(body)
+            if opened is None:
+                continue
+            name = opened.group().lstrip(" <").lower() if index == 0 else ""
+            closed = end.search(body, opened.end())
+            if closed is None:
+                self.raw, self.raw_name = index, name
+                return False
+            if index == 0 and closed.group() != f"</{name}>":
+                return True
+        return None
 
 
 # What a definition may leave open over lines: its label, or its title (by its closer).
@@ -327,14 +349,34 @@ _TITLE_CLOSERS: Final = {'"': '"', "'": "'", "(": ")"}
 _LABEL_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*\[")
 
 
-def _opened(body: str, *, after_definition: bool) -> str:
-    """What `body` leaves open that a later line may close (`_State.waiting`)."""
+# An attribute a fence's `{attributes}` sets, as python-markdown (+extra) reads them: it
+# copies each onto the `<code>`. Only these are inert there.
+_ATTRIBUTE_NAME: Final = re.compile(
+    r"""(?<![^ \t\n\r\f\v{:])([^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*)[ \t]*="""
+)
+_INERT_NAMES: Final = frozenset({"hl_lines", "linenums", "title", "lang", "id", "class"})
+
+
+def _inert_attributes(body: str) -> bool:
+    """Does a fence opener's `{attributes}` (if it has one) set only inert attributes: no
+    event handler, no `style`, no URL (`{onfocus=... autofocus=autofocus}` runs with no
+    click)?"""
+    brace = body.find("{")
+    if brace < 0:
+        return True
+    names = (n.lower() for n in _ATTRIBUTE_NAME.findall(body, brace + 1))
+    return all(n in _INERT_NAMES or n.startswith("data-") for n in names)
+
+
+def _opened(body: str, *, after_definition: bool, destination: bool = False) -> str:
+    """What `body` leaves open that a later line may close (`_State.waiting`); with
+    `destination`, `body` is a definition's destination line."""
     label = _LABEL_START.match(body)
     if label is not None and not _closes(body[label.end() :], "]"):
         return "]"
     at = body.find("]:")
-    if at >= 0:
-        rest = body[at + 2 :].lstrip(" \t")
+    if at >= 0 or destination:
+        rest = body[at + 2 :].lstrip(" \t") if at >= 0 else body.lstrip(" \t")
         if not rest:
             return ""  # a bare label: `label`'s wait
         if rest[0] == "<":
@@ -357,8 +399,10 @@ def _closes(text: str, closer: str) -> bool:
     """Does `text` hold `closer`, not escaped by a backslash?"""
     at = text.find(closer)
     while at >= 0:
-        slashes = len(text[:at]) - len(text[:at].rstrip("\\"))
-        if slashes % 2 == 0:
+        before = at
+        while before > 0 and text[before - 1] == "\\":
+            before -= 1  # (each backslash read once: the runs lie between closers)
+        if (at - before) % 2 == 0:
             return True
         at = text.find(closer, at + 1)
     return False

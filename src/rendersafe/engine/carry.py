@@ -115,8 +115,9 @@ class Carry:
         """Was a reference with this (markdown-it) label kept in an earlier unit?"""
         return self.definitions.get(label) or False
 
-    def after(self, delta: Delta, text: str, forced: bool) -> Carry:
-        """The carry for the unit after one whose original text is `text`."""
+    def after(self, delta: Delta, text: str, forced: bool, sent: str | None = None) -> Carry:
+        """The carry for the unit after one whose original text is `text` (and whose
+        output, where it differs, is `sent`)."""
         line, column = self._position_after(text)
         # Built field by field: `replace` costs more than the rest of a plain unit's fold.
         moved = Carry(
@@ -134,11 +135,20 @@ class Carry:
             after_forced_cut=forced,
             cut_tail=_opener_at_end(text) if forced else "",
             healer=delta.healer,
-            fences=self.fences.after(text),
+            fences=self._fences_after(text, sent),
         )
         if not (delta.image_labels or delta.lenient or delta.references or delta.definitions):
             return moved  # nothing new about references (the usual unit)
         return moved._with_references(delta)
+
+    def _fences_after(self, text: str, sent: str | None) -> FenceAgreement:
+        """The fence agreement after a unit, as renderers read what was sent: a clean-up
+        may leave a line that starts otherwise (`<svg></x` sent as `</x`, a tag marked
+        reads on over blank lines); a disagreement in either reading holds."""
+        read = self.fences.after(text)
+        if sent is None or sent == text or read.broken:
+            return read
+        return self.fences.after(sent)
 
     def _with_references(self, delta: Delta) -> Carry:
         new_labels = {label: True for label in delta.image_labels if label not in self.image_labels}

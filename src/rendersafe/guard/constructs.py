@@ -75,6 +75,8 @@ _ALT_BREAKS_OUT = "raw HTML with a quote in an image's text"
 _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
+# A fence's run before an attribute list's `{` on its line.
+_FENCE_BEFORE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
 # An attribute list's names as python-markdown reads them: anything up to `=` (it writes
 # the characters a name may not hold as `_`: `oncl\x00ick` is `oncl_ick`).
 _LIST_NAME = re.compile(
@@ -379,9 +381,13 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
+        # A fence's `{attributes}` are read by python-markdown's fenced_code before any
+        # escape is: only a `}` that is no `}` any more ends them (`&#125;`).
+        line_start = text.rfind("\n", 0, pos) + 1
+        brace = "&#125;" if _FENCE_BEFORE.fullmatch(text, line_start, pos) else "\\}"
         while close >= 0:
             if not skip(close):
-                yield Opener(close, "\\}", Construct.HTML, reasons, "attribute list")
+                yield Opener(close, brace, Construct.HTML, reasons, "attribute list")
             close = _unescaped(text, "}", close + 1, line_end)
         done = line_end
 

@@ -143,7 +143,8 @@ class UnitSanitizer:
         # The definitions are those of the text sent (the last pass: cleaning can
         # expose one), the labels every label an image used in any pass.
         delta = current.delta.with_labels(first.delta.image_labels)
-        return Settled(current.text, tuple(findings), carry.after(delta, unit.text, unit.forced))
+        after = carry.after(delta, unit.text, unit.forced, current.text)
+        return Settled(current.text, tuple(findings), after)
 
     def _settled(
         self, unit: Unit, carry: Carry, context: dict[str, str]
