@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from .attributes import attribute_names
+
 __all__ = ["AGREED", "HTML_BLOCKS", "FenceAgreement"]
 
 # A line any renderer may read as a fence line: a run of three backticks or tildes
@@ -297,8 +299,10 @@ class _State:
             return False
         if blank or "<" not in body:
             return True
-        if body.lstrip(" ")[:1] == "<":
-            parted = self._raw_opened(body)
+        markers = _CONTAINER.match(body)
+        inner = body[markers.end() :] if markers is not None else body
+        if inner[:1] == "<":  # (in a list item or a quote too: mistune reads it there)
+            parted = self._raw_opened(inner)
             if parted is not None:
                 return not parted
         found = _TAG_START.match(body)
@@ -341,6 +345,8 @@ class _State:
         return None
 
 
+# A line's container markers (a quote's `>`, a list item's) and the white space around them.
+_CONTAINER: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*")
 # What a definition may leave open over lines: its label, or its title (by its closer).
 _OPEN: Final = frozenset({"]", '"', "'", ")"})
 _TITLE_CLOSERS: Final = {'"': '"', "'": "'", "(": ")"}
@@ -349,11 +355,8 @@ _TITLE_CLOSERS: Final = {'"': '"', "'": "'", "(": ")"}
 _LABEL_START: Final = re.compile(r"[^\S\n]*(?:(?:>|[-*+]|\d{1,9}[.)])[^\S\n]*)*\[")
 
 
-# An attribute a fence's `{attributes}` sets, as python-markdown (+extra) reads them: it
-# copies each onto the `<code>`. Only these are inert there.
-_ATTRIBUTE_NAME: Final = re.compile(
-    r"""(?<![^ \t\n\r\f\v{:])([^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*)[ \t]*="""
-)
+# The attributes a fence's `{attributes}` may set (python-markdown (+extra) copies each
+# onto the `<code>`): only these are inert there.
 _INERT_NAMES: Final = frozenset({"hl_lines", "linenums", "title", "lang", "id", "class"})
 
 
@@ -364,7 +367,7 @@ def _inert_attributes(body: str) -> bool:
     brace = body.find("{")
     if brace < 0:
         return True
-    names = (n.lower() for n in _ATTRIBUTE_NAME.findall(body, brace + 1))
+    names = (n.lower() for n in attribute_names(body[brace + 1 : body.rfind("}")]))
     return all(n in _INERT_NAMES or n.startswith("data-") for n in names)
 
 
@@ -374,7 +377,7 @@ def _opened(body: str, *, after_definition: bool, destination: bool = False) -> 
     label = _LABEL_START.match(body)
     if label is not None and not _closes(body[label.end() :], "]"):
         return "]"
-    at = body.find("]:")
+    at = _definition_colon(body)
     if at >= 0 or destination:
         rest = body[at + 2 :].lstrip(" \t") if at >= 0 else body.lstrip(" \t")
         if not rest:
@@ -386,6 +389,22 @@ def _opened(body: str, *, after_definition: bool, destination: bool = False) -> 
             after = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
         return _title_opened(after) if after.strip() else "t"
     return _title_opened(body) if after_definition else ""
+
+
+def _definition_colon(body: str) -> int:
+    """Where the first `]:` whose `]` no backslash escapes starts in `body`, or -1
+    (`[a\\]:b]: /u` ends its label at the second)."""
+    at = body.find("]:")
+    while at > 0 and _escaped_at(body, at):
+        at = body.find("]:", at + 1)
+    return at
+
+
+def _escaped_at(text: str, at: int) -> bool:
+    before = at
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def _title_opened(text: str) -> str:

@@ -175,8 +175,21 @@ class Carry:
 
 
 def _opener_at_end(text: str) -> str:
-    """The `!` `text` ends in (invisibles after it aside) that no backslash escapes,
-    or ""."""
+    """The `!` `text` ends in (invisibles after it aside) that no backslash escapes;
+    else `{` where its last line holds an attribute list's `{` with no `}` after it
+    (the text after the cut may close it); or ""."""
+    line = text[text.rfind("\n") + 1 :]
+    brace = line.rfind("{")
+    # (where python-markdown reads an attribute list: after a space, a fence's run or
+    # an inline element's end; not a TeX argument's `\href{`)
+    after = line[brace - 1] if brace > 0 else " "
+    if (
+        brace >= 0
+        and "}" not in line[brace:]
+        and after in _LIST_AFTER
+        and _unescaped_at(line, brace)
+    ):
+        return "{"
     end = len(text)
     while end > 0 and INVISIBLE.match(text, end - 1):
         end -= 1
@@ -186,6 +199,16 @@ def _opener_at_end(text: str) -> str:
     while before >= 0 and text[before] == "\\":
         before -= 1
     return text[end - 1] if (end - 2 - before) % 2 == 0 else ""
+
+
+_LIST_AFTER = frozenset(" \t`~)*_]>")
+
+
+def _unescaped_at(text: str, at: int) -> bool:
+    before = at - 1
+    while before >= 0 and text[before] == "\\":
+        before -= 1
+    return (at - 1 - before) % 2 == 0
 
 
 def _by_key(added: tuple[LenientDefinition, ...]) -> dict[str, tuple[LenientDefinition, ...]]:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
+from ..engine.attributes import attribute_names
 from ..findings import Construct, Reason
 from ..markdown.labels import label_keys
 from ..urls import INVISIBLE
@@ -77,11 +78,6 @@ _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
 # A fence's run before an attribute list's `{` on its line.
 _FENCE_BEFORE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
-# An attribute list's names as python-markdown reads them: anything up to `=` (it writes
-# the characters a name may not hold as `_`: `oncl\x00ick` is `oncl_ick`).
-_LIST_NAME = re.compile(
-    r"""(?<![^ \t\n\r\f\v{:])([^ \t\n\r\f\v="'{}#.][^ \t\n\r\f\v={}]*)[ \t]*="""
-)
 _SET_ATTRIBUTES = frozenset(
     {
         "src",
@@ -377,7 +373,10 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         close = _unescaped(text, "}", pos, line_end)
         if close < 0:
             continue
-        names = {n.lower() for n in _LIST_NAME.findall(text, pos + 1, close)}
+        # python-markdown takes the list to the line's last `}` (a quoted value may hold
+        # one), and reads its names with its scanner (`engine.attributes`).
+        last = text.rfind("}", pos, line_end)
+        names = {n.lower() for n in attribute_names(text[pos + 1 : last])}
         if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)

@@ -124,8 +124,12 @@ def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[in
         # (a URL with a scheme; linkify-it, which alone links a bare name, stops at `]`).
         whole = _trim(match.group())
         url = _trim(whole.split("](", 1)[0]) if "](" in whole else whole
-        if match.re is not _SCHEME_URL and match.re is not _WWW_URL:
-            whole = url
+        if (
+            match.re is not _SCHEME_URL
+            and match.re is not _WWW_URL
+            and url.count("(") <= url.count(")")
+        ):
+            whole = url  # (linkify-it reads on past `]` only inside an open `(`)
         pos = match.start() + max(len(url), 1)
         if url:
             yield match.start(), url, whole
@@ -157,6 +161,35 @@ def _bare_match(text: str, anchor: re.Match[str]) -> re.Match[str] | None:
 # Names no renderer links bare, whatever follows them: the top-level names reserved
 # for tests and private networks are read all the same (a client may resolve them).
 _RESERVED_TOP = frozenset({"example", "test", "invalid", "localhost", "local", "internal", "lan"})
+# linkify-it's own top-level names, which the public suffix list need not hold alone
+# (`za`, `an`, `web`): its default list and its two-letter codes.
+_LINKIFY_TOP = frozenset(
+    [
+        "biz",
+        "com",
+        "edu",
+        "gov",
+        "net",
+        "org",
+        "pro",
+        "web",
+        "xxx",
+        "aero",
+        "asia",
+        "coop",
+        "info",
+        "museum",
+        "name",
+        "shop",
+    ]
+)
+_LINKIFY_TWO = re.compile(
+    "a[cdefgilmnoqrstuwxz]|b[abdefghijmnorstvwyz]|c[acdfghiklmnoruvwxyz]|d[ejkmoz]|e[cegrstu]"
+    "|f[ijkmor]|g[abdefghilmnpqrstuwy]|h[kmnrtu]|i[delmnoqrst]|j[emop]|k[eghimnprwyz]"
+    "|l[abcikrstuvy]|m[acdeghklmnopqrstuvwxyz]|n[acefgilopruz]|om|p[aefghklmnrstwy]|qa"
+    "|r[eosuw]|s[abcdeghijklmnortuvxyz]|t[cdfghjklmnortvwz]|u[agksyz]|v[aceginu]|w[fs]"
+    "|y[et]|z[amw]"
+)
 
 
 def _linkable(found: str) -> bool:
@@ -166,7 +199,9 @@ def _linkable(found: str) -> bool:
     files, not hosts."""
     host = re.split(r"[/?#:]", found, maxsplit=1)[0].rstrip(".").lower()
     top = host.rpartition(".")[2]
-    return top in _RESERVED_TOP or bool(split_host(host)[2]) or not top.isascii()
+    if top in _RESERVED_TOP or top in _LINKIFY_TOP or _LINKIFY_TWO.fullmatch(top):
+        return True
+    return bool(split_host(host)[2]) or not top.isascii()
 
 
 def _bare_url(ps: Pass, start: int, url: str, whole: str) -> None:

@@ -20,8 +20,10 @@ from .segment import Unit
 
 __all__ = ["boundary_finding", "neutralise_unit", "unsettled_finding"]
 
-_OPENERS = re.compile(r"[<\[{]")
+# (and a `}`: the `{` of an attribute list may have been sent already)
+_OPENERS = re.compile(r"[<\[{}]")
 _WORD = re.compile(r"\S+")
+_FENCE_LINE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})")
 
 
 def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None = None) -> str:
@@ -37,11 +39,14 @@ def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None =
 
 def _escape(text: str, at: int) -> str:
     """The opener at `at`, escaped: a `<` as a reference (python-markdown takes no
-    backslash for its escape); a `[` or a `{` (an attribute list's) with a backslash,
-    unless one already escapes it (another would escape the backslash and leave it
-    open: each run adding one)."""
+    backslash for its escape), and a `}` on a fence's line (its fenced_code reads the
+    line before any escape); a `[`, a `{` or a `}` (an attribute list's) with a
+    backslash, unless one already escapes it (another would escape the backslash and
+    leave it open: each run adding one)."""
     if text[at] == "<":
         return "&lt;"
+    if text[at] == "}" and _FENCE_LINE.match(text, text.rfind("\n", 0, at) + 1):
+        return "&#125;"
     run = at
     while run > 0 and text[run - 1] == "\\":
         run -= 1

@@ -163,10 +163,31 @@ def _escaped(text: str, at: int) -> bool:
 def close_after_cut(ps: Pass, code: Regions) -> None:
     """The unit before ended, at a forced cut, in an image's `!` a stream sent already
     (`Carry.cut_tail`): a `[` starting this text (after invisibles) is escaped, so
-    that the two do not make an image's opener."""
+    that the two do not make an image's opener; or inside an attribute list's `{`:
+    each `}` on this text's first line is written `&#125;`, so that none closes it
+    (python-markdown's fenced_code reads a fence's before any escape)."""
+    if ps.carry.cut_tail == "{":
+        _close_brace_after_cut(ps, code)
+        return
     found = _LEADING_BRACKET.match(ps.source.text) if ps.carry.cut_tail == "!" else None
     if found is None or found.end() - 1 in code or found.end() - 1 in ps.claimed:
         return
     detail = "'[' after an '!' before a forced cut"
     edit = Edit(found.end() - 1, found.end(), ("\\[",))
     ps.change(edit, Construct.IMAGE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
+
+
+def _close_brace_after_cut(ps: Pass, code: Regions) -> None:
+    text = ps.source.text
+    end = text.find("\n")
+    end = len(text) if end < 0 else end
+    edits = [
+        Edit(pos, pos + 1, ("&#125;",))
+        for pos in range(end)
+        if text[pos] == "}" and pos not in code and pos not in ps.claimed
+    ]
+    if edits:
+        detail = "'}' after an attribute list's '{' before a forced cut"
+        ps.change_all(
+            edits, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical"
+        )
