@@ -112,10 +112,11 @@ def test_fixture_outputs_are_safe_and_attacks_leak_without_rendersafe() -> None:
         and not (c.reasons or frozenset()) & beyond
         and c.path.parent.name != "rendered"
     ]
-    # A control that the harness sees leaks; the rest target Python renderers (48 % of
-    # 602 leak here since the red team's fence-agreement cases, most of them
-    # python-markdown's, mistune's and marko's, were added; 52 % before).
-    assert len(leaking) >= 0.45 * len(attacks)
+    # A control that the harness sees leaks; the rest target Python renderers (43 % of
+    # 686 leak here since the thirteenth and fourteenth red-team passes' cases, most of
+    # them python-markdown+extra's fence attributes, mistune's and marko's, were added;
+    # 48 % of 602 before them, 52 % before the fence agreement's).
+    assert len(leaking) >= 0.40 * len(attacks)
 
 
 def test_transcript_replies_are_safe() -> None:
