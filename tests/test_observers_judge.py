@@ -29,6 +29,20 @@ KEY = "k3y-abcdefghijklmnopqrstuvwxyz0123456789"
 PAGE = {"url": "https://chat.example/_rs/go", "key": KEY}
 
 
+def _git_log_chat(question: str, repo: str, log: str, call_id: str) -> list[dict[str, Any]]:
+    """The user's question, the model's `git_log` call for `repo` and the tool's answer."""
+    call = {"name": "git_log", "arguments": json.dumps({"repo": repo})}
+    return [
+        {"role": "user", "content": question},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": call_id, "type": "function", "function": call}],
+        },
+        {"role": "tool", "tool_call_id": call_id, "content": log},
+    ]
+
+
 def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict[str, Any]]:
     """A chat whose tool result names a host (a retrieved page, maybe injected)."""
     return [
@@ -386,21 +400,8 @@ def test_a_file_name_at_a_path_s_end_is_no_site_the_user_is_sent_on_to() -> None
     """`retry.py` ends a path: a file (Paraguay's `.py` notwithstanding), not a redirect's
     target; the commit id a tool gave for the repository still goes to its owner."""
     log = '{"commit": "4c1d8e2b7a9f3065e1d2c4b8a7f90e3d6c5b2a18", "files": ["pipeline/retry.py"]}'
-    chat: list[dict[str, Any]] = [
-        {"role": "user", "content": "where is the retry logic? repo acme/data-pipeline"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_1",
-                    "type": "function",
-                    "function": {"name": "git_log", "arguments": '{"repo": "acme/data-pipeline"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": log},
-    ]
+    question = "where is the retry logic? repo acme/data-pipeline"
+    chat = _git_log_chat(question, "acme/data-pipeline", log, "call_1")
     base = "https://github.com/acme/data-pipeline/blob/4c1d8e2b7a9f3065e1d2c4b8a7f90e3d6c5b2a18"
     judge = Sanitizer().run
     for path in ("/retry.py", "/README.md"):
@@ -600,21 +601,7 @@ def test_a_repository_s_own_commits_go_to_its_owner() -> None:
     owner has it. A hex run the user wrote is still the chat's data."""
     log = "a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254 2026-12-04 lchen refactor totals"
     question = "which commit introduced the bug? repo acme/web"
-    chat: list[dict[str, Any]] = [
-        {"role": "user", "content": question},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_17e62166fc85",
-                    "type": "function",
-                    "function": {"name": "git_log", "arguments": '{"repo": "acme/web"}'},
-                }
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_17e62166fc85", "content": log},
-    ]
+    chat = _git_log_chat(question, "acme/web", log, "call_17e62166fc85")
     commit = "https://github.com/acme/web/commit/a4c91f2e7d3b8c05169e4f2a7b0d3c8e91f6a254"
     assert Sanitizer().run(commit, conversation=chat).text == commit
     chat[0] = {"role": "user", "content": f"{question}. My key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0"}
