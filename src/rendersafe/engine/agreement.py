@@ -30,7 +30,7 @@ from typing import Final
 
 from .attributes import attribute_names
 
-__all__ = ["AGREED", "HTML_BLOCKS", "FenceAgreement"]
+__all__ = ["AGREED", "HTML_BLOCKS", "FenceAgreement", "escaped_at"]
 
 # A line any renderer may read as a fence line: a run of three backticks or tildes
 # after any white space and container markers (a quote's `>`, a list item's marker).
@@ -395,15 +395,16 @@ def _definition_colon(body: str) -> int:
     """Where the first `]:` whose `]` no backslash escapes starts in `body`, or -1
     (`[a\\]:b]: /u` ends its label at the second)."""
     at = body.find("]:")
-    while at > 0 and _escaped_at(body, at):
+    while at > 0 and escaped_at(body, at):
         at = body.find("]:", at + 1)
     return at
 
 
-def _escaped_at(text: str, at: int) -> bool:
+def escaped_at(text: str, at: int) -> bool:
+    """Is the character at `at` escaped (an odd run of backslashes before it)?"""
     before = at
     while before > 0 and text[before - 1] == "\\":
-        before -= 1
+        before -= 1  # (each backslash read once: the runs lie between what is looked for)
     return (at - before) % 2 == 1
 
 
@@ -417,11 +418,6 @@ def _title_opened(text: str) -> str:
 def _closes(text: str, closer: str) -> bool:
     """Does `text` hold `closer`, not escaped by a backslash?"""
     at = text.find(closer)
-    while at >= 0:
-        before = at
-        while before > 0 and text[before - 1] == "\\":
-            before -= 1  # (each backslash read once: the runs lie between closers)
-        if (at - before) % 2 == 0:
-            return True
+    while at >= 0 and escaped_at(text, at):
         at = text.find(closer, at + 1)
-    return False
+    return at >= 0

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..urls import INVISIBLE, Verdict
-from .agreement import AGREED, FenceAgreement
+from .agreement import AGREED, FenceAgreement, escaped_at
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
 
@@ -187,7 +187,7 @@ def _opener_at_end(text: str) -> str:
         brace >= 0
         and "}" not in line[brace:]
         and after in _LIST_AFTER
-        and _unescaped_at(line, brace)
+        and not escaped_at(line, brace)
     ):
         return "{"
     end = len(text)
@@ -202,13 +202,6 @@ def _opener_at_end(text: str) -> str:
 
 
 _LIST_AFTER = frozenset(" \t`~)*_]>")
-
-
-def _unescaped_at(text: str, at: int) -> bool:
-    before = at - 1
-    while before >= 0 and text[before] == "\\":
-        before -= 1
-    return (at - 1 - before) % 2 == 0
 
 
 def _by_key(added: tuple[LenientDefinition, ...]) -> dict[str, tuple[LenientDefinition, ...]]:

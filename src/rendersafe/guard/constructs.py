@@ -76,6 +76,8 @@ _ALT_BREAKS_OUT = "raw HTML with a quote in an image's text"
 _OPEN_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*\[")
 _AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)")
 _BRACE = re.compile(r"\{")
+# Any `name=` in an attribute list's text, wherever a scanner might start reading it.
+_ANY_NAME = re.compile(r"""([^\s="'{}]+)[ \t]*=""")
 # A fence's run before an attribute list's `{` on its line.
 _FENCE_BEFORE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
 _SET_ATTRIBUTES = frozenset(
@@ -374,9 +376,13 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if close < 0:
             continue
         # python-markdown takes the list to the line's last `}` (a quoted value may hold
-        # one), and reads its names with its scanner (`engine.attributes`).
+        # one), and reads its names with its scanner (`engine.attributes`). A later `{`
+        # on the line reads a part of the same text: every `name=` in it is counted here
+        # (whatever a scanner started there would read), and the line is read once.
         last = text.rfind("}", pos, line_end)
-        names = {n.lower() for n in attribute_names(text[pos + 1 : last])}
+        listed = text[pos + 1 : last]
+        names = {n.lower() for n in (*attribute_names(listed), *_ANY_NAME.findall(listed))}
+        done = line_end
         if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
@@ -388,7 +394,6 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
             if not skip(close):
                 yield Opener(close, brace, Construct.HTML, reasons, "attribute list")
             close = _unescaped(text, "}", close + 1, line_end)
-        done = line_end
 
 
 def _unescaped(text: str, char: str, start: int, end: int) -> int:

@@ -7,6 +7,7 @@ decided before.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 
@@ -113,11 +114,13 @@ def _found(text: str, decided: Callable[[int], int | None]) -> Iterator[tuple[in
         if anchor.start() < pos:
             continue  # inside the previous URL
         match = _bare_match(text, anchor)
-        if match is None or (match.re is _DOMAIN_URL and not _linkable(match.group())):
+        if match is None:
             continue
         end = decided(match.start())
         if end is not None:
             pos = end
+            continue
+        if match.re is _DOMAIN_URL and not _linkable(match.group()):
             continue
         # We edit a bare URL up to `](` (what follows is a destination, judged on its
         # own), but judge it whole too: mistune links all of it, backticks included
@@ -197,7 +200,11 @@ def _linkable(found: str) -> bool:
     name the public suffix list knows (linkify-it links only those, and by default
     fewer), or a reserved one? `realip.go#L41`, `flags.ts#L12` and `index.tsx` name
     files, not hosts."""
-    host = re.split(r"[/?#:]", found, maxsplit=1)[0].rstrip(".").lower()
+    return _linkable_host(re.split(r"[/?#:]", found, maxsplit=1)[0].rstrip(".").lower())
+
+
+@functools.lru_cache(maxsize=4096)
+def _linkable_host(host: str) -> bool:
     top = host.rpartition(".")[2]
     if top in _RESERVED_TOP or top in _LINKIFY_TOP or _LINKIFY_TWO.fullmatch(top):
         return True

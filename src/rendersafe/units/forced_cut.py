@@ -29,6 +29,7 @@ _URL_HEAD = re.compile(
     r"(?:[a-z][a-z0-9+.-]*:/{0,2}|(?<![\w.])w{1,3}|\.[^\W\d_][\w-]{0,62})\Z", re.IGNORECASE
 )
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
+_CLOSE_BRACE = re.compile(r"\}")
 _BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")  # may open a rendered fence, language to come
@@ -183,8 +184,8 @@ def _close_brace_after_cut(ps: Pass, code: Regions) -> None:
     end = len(text) if end < 0 else end
     edits = [
         Edit(pos, pos + 1, ("&#125;",))
-        for pos in range(end)
-        if text[pos] == "}" and pos not in code and pos not in ps.claimed
+        for pos in (m.start() for m in _CLOSE_BRACE.finditer(text, 0, end))
+        if pos not in code and pos not in ps.claimed
     ]
     if edits:
         detail = "'}' after an attribute list's '{' before a forced cut"
