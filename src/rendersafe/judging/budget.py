@@ -67,6 +67,7 @@ from ..urls.observers import CODE_HOSTS, HostClass, Observer, observer_of
 from ..urls.parse import parse_url
 from .bits import free_text, is_word, price
 from .choice import Selection
+from .prefixes import Prefixes
 
 __all__ = ["Budget", "Spent"]
 
@@ -129,6 +130,7 @@ class Cost:
     run_on: str | None = None  # the copy a URL runs on from (a pick among the copies)
     glue: str = ""  # the link's syntax it runs on into (which one is a choice)
     operator: bool = False  # an operator's message names the observer (their own host)
+    free: str = ""  # a composed URL's free part
 
 
 class Budget:
@@ -148,6 +150,8 @@ class Budget:
         "_objects",
         "_observe",
         "_policy",
+        "_prefixes",
+        "_repositories",
         "_sent",
         "_strict",
         "_text_of_anyone",
@@ -177,7 +181,9 @@ class Budget:
         # The words this reply's composed links already sent each observer: a word sent
         # again is a choice among those (`/browse/SUP-3310`, then `/browse/SUP-3327`).
         self._used: dict[str, set[str]] = {}
+        self._prefixes: dict[str, Prefixes] = {}  # what this reply sent each observer
         self._objects: dict[str, frozenset[str]] = {}
+        self._repositories: dict[str, bool] = {}  # code-host accounts a trusted text names
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
         self._text_of_anyone: bool | None = None
@@ -193,7 +199,7 @@ class Budget:
         sent = ("https" + href[4:] if href[:7].lower() == "http://" else href), role
         if observer.cls not in _COUNTED or sent in self._sent:
             return None
-        cost = self.cost(url, observer, role)
+        cost = self.cost(url, observer, role, self._prefixes_of(observer.key))
         operators = cost.operator and taint is not None and taint.role not in self._trusted
         if taint is not None and not operators and not self._has(url, cost.known):
             where = _where(observer, cost)
@@ -217,12 +223,19 @@ class Budget:
             self._glue.setdefault(observer.key, set()).add(cost.glue)
         if spent is None:
             self._sent.add(sent)
+            text = cost.free or _EMBEDDED.sub("/", free_text(url, observer.key))
+            self._prefixes_of(observer.key).add(text)
             if cost.how == "composed":
-                text = free_text(url, observer.key)
                 self._used.setdefault(observer.key, set()).update(
                     run.lower() for run in _ALNUM.findall(text)
                 )
         return spent
+
+    def _prefixes_of(self, key: str) -> Prefixes:
+        """What this reply sent `key` so far. (Not what the conversation gave it: a
+        template a page hands the model, `/topics?about=DATA`, would cost only its
+        filling, and a word fits any budget an answer needs.)"""
+        return self._prefixes.setdefault(key, Prefixes())
 
     def standing(self, observer: Observer, url: ParsedUrl | None = None) -> str | None:
         """Who names `observer` (for `url`, when given): "trusted" (only the user's or
@@ -251,6 +264,11 @@ class Budget:
         by_trusted = bool(places) and all(
             messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
         )
+        # ... or, for a code host's account, the user's (`repo acme/web`): its owner is
+        # the user's team or one the user chose to ask about, whoever else names it (the
+        # API's answers do, with every URL), and it is shown only which of its pages
+        # were opened (`bits.free_text`).
+        by_trusted = by_trusted or (bool(places) and self._users_repository(observer.key, places))
         # ... or the operator's: a host the system or developer message names is theirs,
         # whatever tool's answer names it too (their tools answer with their own hosts).
         by_trusted = by_trusted or self._by_operator(places)
@@ -266,6 +284,29 @@ class Budget:
         if self._well_known(observer) or brand:  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
+
+    def _users_repository(self, key: str, places: set[int]) -> bool:
+        """Is `key` a code host's account that a trusted message names, by its name or
+        by one of its repositories' (`repo acme/web`)?"""
+        site, _, owner = key.partition("/")
+        if site not in CODE_HOSTS or not owner:
+            return False
+        messages = self._conversation.messages
+        if any(messages[p].role in self._trusted for p in places):
+            return True
+        found = self._repositories.get(owner)
+        if found is None:
+            found = self._repositories[owner] = self._slug_named(owner)
+        return found
+
+    def _slug_named(self, owner: str) -> bool:
+        messages = self._conversation.messages
+        slug = re.compile(rf"(?<![\w.-]){re.escape(owner)}/[\w.-]", re.IGNORECASE)
+        loaded = self._conversation.provenance(self._trusted, strict=self._strict).loaded
+        return any(
+            message.role in self._trusted and not loaded(p) and slug.search(message.text)
+            for p, message in enumerate(messages)
+        )
 
     def _brand_page(self, observer: Observer, url: ParsedUrl) -> bool:
         """Is `url` a page where a company shows the user their own orders or tickets
@@ -368,8 +409,15 @@ class Budget:
             self._fetched = frozenset(found)
         return self._fetched
 
-    def cost(self, url: ParsedUrl, observer: Observer, role: Role = Role.LINK) -> Cost:
-        """What `url`, used as `role`, sends `observer`, and how it came to be."""
+    def cost(
+        self,
+        url: ParsedUrl,
+        observer: Observer,
+        role: Role = Role.LINK,
+        before: Prefixes | None = None,
+    ) -> Cost:
+        """What `url`, used as `role`, sends `observer`, and how it came to be (given
+        what it was sent and given `before`, if that is known)."""
         conversation = self._conversation
         naming = conversation.naming(self._trusted)
         provenance = conversation.provenance(self._trusted, strict=self._strict)
@@ -419,8 +467,13 @@ class Budget:
         if used:
             words = words | used
         data = self._data(text, known, "operator" if operator else standing)
+        bits = price(text, words)
+        shared = before.shared(text) if before is not None else 0
+        if shared:
+            assert before is not None
+            bits = min(bits, before.pointer_bits(text) + price(text[shared:], words))
         return Cost(
-            price(text, words) + inside, "composed", standing, "", known, data, operator=operator
+            bits + inside, "composed", standing, "", known, data, operator=operator, free=text
         )
 
     def _inside(self, text: str, key: str) -> float:
