@@ -623,7 +623,8 @@ def test_links_sharing_a_start_pay_for_where_they_part() -> None:
     chat = _git_log_chat(question, "mira-labs/ingest", log, "call_5118a38bcee9")
     base = "https://github.com/mira-labs/ingest"
     reply = (
-        f"- [85d4e9f]({base}/commit/85d4e9fda93b3b9fad26410b78394f74ffd829f5) ([#412]({base}/pull/412))\n"
+        f"- [85d4e9f]({base}/commit/85d4e9fda93b3b9fad26410b78394f74ffd829f5)"
+        f" ([#412]({base}/pull/412))\n"
         f"- [96a4d7c]({base}/commit/96a4d7cb84f6953e72a099657b8c5d6383fc8e54)\n"
     )
     assert Sanitizer().run(reply, conversation=chat).text == reply
@@ -659,6 +660,21 @@ def test_a_repository_the_user_names_is_theirs_whoever_else_names_it() -> None:
     )
     assert Sanitizer().run(reply, conversation=chat).text == reply
     chat[0] = {"role": "user", "content": "what did the last deploy on main do?"}
+    assert Sanitizer().run(reply, conversation=chat).text != reply
+
+
+def test_a_tool_s_ids_go_to_the_well_known_service_the_operator_names() -> None:
+    """The operator runs the assistant for their Shopify store: the order's id, from the
+    store's own API, goes to its admin page (Shopify issued it). Named by nobody, the
+    same id is a tool's data to a site written from memory."""
+    order = {"id": 6120348857419, "name": "#2291", "fulfillment_status": "fulfilled"}
+    chat = [
+        {"role": "system", "content": "You assist the Shopify store 'saltmarsh-coffee'."},
+        *_git_log_chat("customer asks about order #2291", "", json.dumps(order), "call_d28a"),
+    ]
+    reply = "Admin: https://admin.shopify.com/store/saltmarsh-coffee/orders/6120348857419"
+    assert Sanitizer().run(reply, conversation=chat).text == reply
+    chat[0] = {"role": "system", "content": "You assist an online store."}
     assert Sanitizer().run(reply, conversation=chat).text != reply
 
 
