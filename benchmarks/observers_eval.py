@@ -59,6 +59,9 @@ SETS = {
     # the same, by another helper, told the honest kinds (tracking numbers,
     # orders, accounts, citations, docs, presigned links, internal tools, code hosts)
     "9": ("", "honest9.jsonl"),
+    # a red team against two rules of 2026-12-07: a link that starts as one the reply
+    # already sent pays for where it parts; a code host's account named by `owner/repo`
+    "10": ("attacks10.jsonl", "honest10.jsonl"),
 }
 
 

@@ -151,7 +151,6 @@ class Budget:
         "_observe",
         "_policy",
         "_prefixes",
-        "_repositories",
         "_sent",
         "_strict",
         "_text_of_anyone",
@@ -183,7 +182,6 @@ class Budget:
         self._used: dict[str, set[str]] = {}
         self._prefixes: dict[str, Prefixes] = {}  # what this reply sent each observer
         self._objects: dict[str, frozenset[str]] = {}
-        self._repositories: dict[str, bool] = {}  # code-host accounts a trusted text names
         self._earlier: _Earlier | None = None
         self._fetched: frozenset[str] | None = None
         self._text_of_anyone: bool | None = None
@@ -223,11 +221,14 @@ class Budget:
             self._glue.setdefault(observer.key, set()).add(cost.glue)
         if spent is None:
             self._sent.add(sent)
-            text = cost.free or _EMBEDDED.sub("/", free_text(url, observer.key))
-            self._prefixes_of(observer.key).add(text)
             if cost.how == "composed":
+                # Only what was paid for is a start a later link may point back to: a
+                # copy paid only its pick (a template copied, then run on), and a URL
+                # that was paid, if a later check takes it out, bounds the one after it
+                # still (its start costs no more than the whole did).
+                self._prefixes_of(observer.key).add(cost.free)
                 self._used.setdefault(observer.key, set()).update(
-                    run.lower() for run in _ALNUM.findall(text)
+                    run.lower() for run in _ALNUM.findall(free_text(url, observer.key))
                 )
         return spent
 
@@ -264,11 +265,6 @@ class Budget:
         by_trusted = bool(places) and all(
             messages[p].role in self._trusted and not provenance.loaded(p) for p, _ in named.places
         )
-        # ... or, for a code host's account, the user's (`repo acme/web`): its owner is
-        # the user's team or one the user chose to ask about, whoever else names it (the
-        # API's answers do, with every URL), and it is shown only which of its pages
-        # were opened (`bits.free_text`).
-        by_trusted = by_trusted or (bool(places) and self._users_repository(observer.key, places))
         # ... or the operator's: a host the system or developer message names is theirs,
         # whatever tool's answer names it too (their tools answer with their own hosts).
         by_trusted = by_trusted or self._by_operator(places)
@@ -284,29 +280,6 @@ class Budget:
         if self._well_known(observer) or brand:  # (never "unread": see `_unread`)
             return self._as_from_memory(observer, named, places)
         return named, standing, places
-
-    def _users_repository(self, key: str, places: set[int]) -> bool:
-        """Is `key` a code host's account that a trusted message names, by its name or
-        by one of its repositories' (`repo acme/web`)?"""
-        site, _, owner = key.partition("/")
-        if site not in CODE_HOSTS or not owner:
-            return False
-        messages = self._conversation.messages
-        if any(messages[p].role in self._trusted for p in places):
-            return True
-        found = self._repositories.get(owner)
-        if found is None:
-            found = self._repositories[owner] = self._slug_named(owner)
-        return found
-
-    def _slug_named(self, owner: str) -> bool:
-        messages = self._conversation.messages
-        slug = re.compile(rf"(?<![\w.-]){re.escape(owner)}/[\w.-]", re.IGNORECASE)
-        loaded = self._conversation.provenance(self._trusted, strict=self._strict).loaded
-        return any(
-            message.role in self._trusted and not loaded(p) and slug.search(message.text)
-            for p, message in enumerate(messages)
-        )
 
     def _brand_page(self, observer: Observer, url: ParsedUrl) -> bool:
         """Is `url` a page where a company shows the user their own orders or tickets
