@@ -664,21 +664,6 @@ def test_only_a_start_that_was_paid_for_is_pointed_back_to(seed: str) -> None:
     assert Sanitizer().run(result.text, conversation=chat).text == result.text
 
 
-def test_a_tool_s_ids_go_to_the_well_known_service_the_operator_names() -> None:
-    """The operator runs the assistant for their Shopify store: the order's id, from the
-    store's own API, goes to its admin page (Shopify issued it). Named by nobody, the
-    same id is a tool's data to a site written from memory."""
-    order = {"id": 6120348857419, "name": "#2291", "fulfillment_status": "fulfilled"}
-    chat = [
-        {"role": "system", "content": "You assist the Shopify store 'saltmarsh-coffee'."},
-        *_git_log_chat("customer asks about order #2291", "", json.dumps(order), "call_d28a"),
-    ]
-    reply = "Admin: https://admin.shopify.com/store/saltmarsh-coffee/orders/6120348857419"
-    assert Sanitizer().run(reply, conversation=chat).text == reply
-    chat[0] = {"role": "system", "content": "You assist an online store."}
-    assert Sanitizer().run(reply, conversation=chat).text != reply
-
-
 def test_a_host_of_the_user_s_own_network_reads_no_one_else_s_data() -> None:
     chat = [{"role": "user", "content": "find traces for request id 7f3c2a91-e4b8-4d2f in kibana"}]
     reply = (

@@ -434,7 +434,7 @@ class Budget:
         known |= self._repository_objects(observer.key)
         # The user's own words, to a service the user or the operator names: a choice
         # among the words of the trusted messages (which they already say costs bits).
-        operator = standing in ("trusted", None) and self._by_operator(places)
+        operator = standing == "trusted" and self._by_operator(places)
         words = known | self._trusted_words(answers=operator) if standing == "trusted" else known
         used = self._used.get(observer.key)
         if used:
