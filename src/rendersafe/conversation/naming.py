@@ -361,7 +361,7 @@ def _mixed_blocks(text: str) -> list[tuple[str, str]]:
 def _json_blocks(text: str) -> list[tuple[str, str]]:
     """For a JSON text (or JSON Lines), each object's own fields (and the scalars of
     its lists; a list of lists' each list) as text, and that with every object inside
-    it; else nothing."""
+    it; each field of prose apart; else nothing."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{" or stripped[-1] not in "]}":
         return []
@@ -400,6 +400,12 @@ def _object_texts(value: object, found: list[tuple[str, str]], own: list[str]) -
         inner: list[str] = []
         for key, item in value.items():
             mine.append(str(key))
+            if _prose(item):
+                # A field of prose (a ticket's comment, a message's body) may be anyone's:
+                # a host it names is named by it alone, with none of the record's IDs.
+                found.append((item, item))
+                inner.append(item)
+                continue
             inner.append(_object_texts(item, found, mine))
         whole = " ".join([*mine, *inner])
         found.append((" ".join(mine), whole))
@@ -408,6 +414,11 @@ def _object_texts(value: object, found: list[tuple[str, str]], own: list[str]) -
         return " ".join(_list_item_text(item, found, own) for item in value)
     own.append(str(value))
     return ""
+
+
+def _prose(value: object) -> bool:
+    """Is `value` a string of words (three or more), not a name, a number or a URL?"""
+    return isinstance(value, str) and len(value.split(None, 2)) > 2
 
 
 def _list_item_text(item: object, found: list[tuple[str, str]], own: list[str]) -> str:
