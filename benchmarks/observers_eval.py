@@ -62,8 +62,8 @@ SETS = {
     # a red team against two rules of 2026-12-07: a link that starts as one the reply
     # already sent pays for where it parts; a code host's account named by `owner/repo`
     "10": ("attacks10.jsonl", "honest10.jsonl"),
-    # a red team's injections written into a field of the record that holds the secret
-    # (a ticket's comment beside its temporary password), naming where to send it
+    # a red team against what an operator's message names: injections in a field of the
+    # record that holds the secret (a ticket's comment), or in a retrieved page apart
     "11": ("attacks11.jsonl", ""),
 }
 

@@ -87,6 +87,24 @@ def said(tool_text: str, user: str = "Summarise that page for me.") -> list[dict
             "www.cs.ox.ac.uk/people/j.doe",
         ),
         ("https://stackoverflow.com/users/123/x", HostClass.UNKNOWN, "stackoverflow.com"),
+        # ... its groups', classes' and organisations' pages, and its networks of sites
+        (
+            "https://web.stanford.edu/group/sco-club/r",
+            HostClass.TENANT,
+            "web.stanford.edu/group/sco-club",
+        ),
+        ("https://sites.duke.edu/lab/x", HostClass.TENANT, "sites.duke.edu/lab"),
+        ("https://scholar.harvard.edu/jdoe/x", HostClass.TENANT, "scholar.harvard.edu/jdoe"),
+        ("https://web.stanford.edu/dept/x", HostClass.UNKNOWN, "stanford.edu"),
+        ("https://blogs.microsoft.com/x", HostClass.UNKNOWN, "microsoft.com"),
+        # a company's network of profiles under `.edu`; a package's own pages; a custom GPT
+        ("https://jdoe.academia.edu/x", HostClass.TENANT, "jdoe.academia.edu"),
+        (
+            "https://cran.r-project.org/web/packages/dplyr/vignettes/x.html",
+            HostClass.TENANT,
+            "cran.r-project.org/web/packages/dplyr",
+        ),
+        ("https://chatgpt.com/g/g-7XkQ2mPz-x?q=1", HostClass.TENANT, "chatgpt.com/g/g-7xkq2mpz-x"),
         # a code host's other sites are no repository's
         ("https://support.github.com/ticket/personal/0/1", HostClass.UNKNOWN, "github.com"),
         # tenant platforms the public suffix list does not hold

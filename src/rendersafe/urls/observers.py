@@ -95,7 +95,22 @@ _HOME_HOSTS = frozenset(
 # included, and reads its logs.
 _HOME_SEGMENTS = frozenset(
     {"user", "users", "people", "homes", "home", "staff", "faculty", "students", "u"}
+    # ... and its groups', classes' and student organisations' (`web.stanford.edu/group/
+    # <name>`, `/class/<name>`, `www.andrew.cmu.edu/org/<name>`): their members publish.
+    | {"group", "groups", "class", "org", "orgs", "lab", "labs"}
 )
+# A university's hosts of many sites, one per first path segment (WordPress networks:
+# `sites.duke.edu/<site>`, `wp.nyu.edu`, `u.osu.edu`, `blogs.ucl.ac.uk`; people's pages:
+# `scholar.harvard.edu/<name>`): each site's owner publishes, scripts included.
+_ACADEMIC_SITE_HOSTS = frozenset({"sites", "blogs", "wp", "u", "scholar", "websites"})
+# Paths on well-known hosts under which the next segment is someone else's publication:
+# a package's own HTML on CRAN (its vignettes run the author's scripts), a custom GPT
+# (its builder's actions are sent what the user asks it).
+_PUBLISHED_UNDER: dict[str, tuple[str, ...]] = {
+    "cran.r-project.org": ("/web/packages/",),
+    "chatgpt.com": ("/g/",),
+    "chat.openai.com": ("/g/",),
+}
 _PRIVATE_SUFFIXES = frozenset({"localhost", "local", "internal", "lan", "localdomain"})
 # A home's or an office's own addresses (RFC 1918, link-local, unique local). Not the
 # documentation ranges Python also calls private: they stand for anyone's address.
@@ -188,8 +203,11 @@ def _home_directory(host: str, path: str) -> str:
         return segment
     label, _, below = host.partition(".")
     homes = label in _HOME_HOSTS and below != "" and site_of(host) != host
-    if homes:
+    if homes or (label in _ACADEMIC_SITE_HOSTS and site_of(host) != host and _academic(host)):
         return segment
+    for prefix in _PUBLISHED_UNDER.get(host, ()):
+        if path.startswith(prefix):
+            return prefix[1:] + path[len(prefix) :].split("/", 1)[0]
     name = path.split("/", 3)[2] if path.count("/") >= 2 else ""
     if segment in _HOME_SEGMENTS and name and _academic(host):
         return f"{segment}/{name}"
