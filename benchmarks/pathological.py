@@ -110,6 +110,8 @@ PATTERNS = {
     "]( unopened": "](javascript:x) ",
     "]: lines": "[r]: javascript:x\n",
     "{: on": "{: onclick=x ",
+    "{ bare on": "{ onclick ",
+    "{x} lists": "{x} ",
     "<style <base": "<style <base <link ",
     # marko's declarations (a line from `<!` to the next `>`), an escaped `>` inside a tag,
     # quoted raw HTML in an image's open text.

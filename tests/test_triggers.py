@@ -1,12 +1,13 @@
-"""`first_opener` finds what one search of `OPENER` finds, without its cost: an
-attribute's opener is read back from each `=` (`engine.triggers`)."""
+"""`first_opener` finds what one search of `OPENER` finds, without its cost (an
+attribute's opener is read back from each `=`), and attribute lists that set a handler
+by a bare name; `sendable` waits for a list a stream's line may still open."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rendersafe.engine.triggers import OPENER, first_opener
+from rendersafe.engine.triggers import OPENER, first_opener, sendable
 
 ATOMS = (
     "[", "<", "!", "![", "x", "=", " ", "\t", "\n", ":", "-", "_", "9", "a", "\u200b", "\x0b",
@@ -30,3 +31,24 @@ def test_an_attribute_is_found_from_its_equals_sign() -> None:
     assert first_opener("<svg xlink:href=x>") == 0
     assert first_opener("svg xlink:href=x") == 4
     assert first_opener("a-src=x data-x=1 ok") == -1
+
+
+def test_an_attribute_list_that_names_a_handler_bare_is_an_opener() -> None:
+    """python-markdown reads `{onclick}` as `onclick="onclick"`: no `=` to read back
+    from, so the list's `{` is the opener (and `OPENER` alone does not find it)."""
+    assert first_opener("# Title {onclick}") == 8
+    assert first_opener("*em*{ .x ONFOCUS autofocus}") == 4
+    assert first_opener("```{on&#99;lick=alert(1)}") == 3  # written `on_99_lick`
+    assert first_opener("# Title {.cls #id}") == -1
+    assert first_opener("use {curly} braces, {x: 1}") == -1
+    assert first_opener("{onclick\n}") == -1  # a list ends on its line
+
+
+def test_a_stream_waits_for_an_open_list_then_holds_a_long_one() -> None:
+    """An attribute list a stream's last line may still open is waited for (sent up to
+    its `{`, not held); past a few words it is held as an opener."""
+    assert sendable("text {onclick", final=False) == (5, False)
+    assert sendable("text {x} more ", final=False) == (14, False)
+    long = "text {" + "a " * 200
+    assert sendable(long, final=False) == (5, True)
+    assert sendable("text {onclick", final=True) == (13, False)

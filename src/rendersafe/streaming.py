@@ -48,12 +48,13 @@ _SLOW: Final = 0
 _HELD: Final = 1
 _PLAIN: Final = 2
 # The characters every opener or URL-ish word `sendable` reads holds one of (an
-# opener's `[`/`<`/`=` or a control character, a URL's `:@.`). Without them in the unsent word and
-# the chunk, the chunk sends up to its last space, tab or line end, and the unit stays one the
+# opener's `[`/`<`/`=`/`{` or a control character, a URL's `:@.`). Without them in the
+# unsent word and the chunk, the chunk sends up to its last space, tab or line end, and
+# the unit stays one the
 # segmenter cannot cut (it cuts only after such a thing): its lines wait in
 # `_mid_line` and are pushed at once when something needs them, as one-shot pushes.
 _TRIGGERS: Final = frozenset(
-    "[<=:@.\ufeff" + "".join(map(chr, [*range(1, 9), 11, 12, *range(14, 32), 127]))
+    "[<=:@.{\ufeff" + "".join(map(chr, [*range(1, 9), 11, 12, *range(14, 32), 127]))
 )
 _NOT_PLAIN: Final = _TRIGGERS | frozenset("\t\n")
 

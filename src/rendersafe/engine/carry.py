@@ -133,13 +133,22 @@ class Carry:
             line=line,
             column=column,
             after_forced_cut=forced,
-            cut_tail=_opener_at_end(text) if forced else "",
+            cut_tail=self._tail_after(text) if forced else "",
             healer=delta.healer,
             fences=self._fences_after(text, sent),
         )
         if not (delta.image_labels or delta.lenient or delta.references or delta.definitions):
             return moved  # nothing new about references (the usual unit)
         return moved._with_references(delta)
+
+    def _tail_after(self, text: str) -> str:
+        """What a forced cut after `text` leaves open (`_opener_at_end`); an attribute
+        list still open when `text` is a piece of its line (a list longer than the
+        hold limit is cut more than once; its `}` there were written out of reach, and
+        python-markdown reads a list to its line's last one)."""
+        if self.cut_tail == "{" and "\n" not in text:
+            return "{"
+        return _opener_at_end(text)
 
     def _fences_after(self, text: str, sent: str | None) -> FenceAgreement:
         """The fence agreement after a unit, as renderers read what was sent: a clean-up

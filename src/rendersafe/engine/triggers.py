@@ -9,7 +9,15 @@ from typing import Final
 
 from ..urls import INVISIBLE
 
-__all__ = ["CHARACTER_OPENER", "OPENER", "URLISH", "attribute_opener", "first_opener", "sendable"]
+__all__ = [
+    "CHARACTER_OPENER",
+    "OPENER",
+    "URLISH",
+    "attribute_opener",
+    "first_opener",
+    "list_opener",
+    "sendable",
+]
 
 # A bracket, a tag or autolink, a control character (made plain first:
 # `guard.controls`, which deletes some: an `!` before one may become an image's), an
@@ -30,8 +38,16 @@ _NAMES = (
 )
 _ATTRIBUTE = rf"(?<![\w-])(?i:{_NAMES})[ \t]*"
 _NAME: Final = re.compile(f"(?i:{_NAMES})")
+# A name in an attribute list that may set a handler or a URL, bare or not: `on` and
+# anything (python-markdown writes `on&#99;lick` as `on_99_lick`, still counted), or
+# one of the others whole; after what may start a name there.
+_LISTED_NAME: Final = re.compile(
+    rf"""(?<=[\s{{"':])(?:on|(?:{_NAMES.removeprefix("on[a-z]{2,}|")})(?![\w-]))""",
+    re.IGNORECASE,
+)
 _XLINK: Final = re.compile("(?i:xlink:)")
 _LONGEST_ATTRIBUTE = 64  # characters before an `=` its name and blanks may take
+_LONGEST_LIST = 256  # characters a stream waits for an open attribute list to close
 # Every opener, as one pattern (what `first_opener` finds).
 OPENER: Final = re.compile(f"{CHARACTER_OPENER.pattern}|{_ATTRIBUTE}=")
 # A word matching this may be (part of) a URL some renderer links: a scheme, `www.`,
@@ -40,13 +56,59 @@ URLISH: Final = re.compile(r"://|www\.|@|\.[^\W\d_][\w-]{0,62}[/?#:]", re.IGNORE
 
 
 def first_opener(text: str, start: int = 0, end: int | None = None) -> int:
-    """Where the first match of `OPENER` in text[start:end] starts, or -1."""
+    """Where the first match of `OPENER` in text[start:end] starts, or the first
+    attribute list that sets an attribute by its bare name (`list_opener`); or -1."""
     stop = len(text) if end is None else end
     found = CHARACTER_OPENER.search(text, start, stop)
-    attribute = attribute_opener(text, start, stop if found is None else found.start())
+    before = stop if found is None else found.start()
+    attribute = attribute_opener(text, start, before)
+    if attribute >= 0:
+        before = attribute
+    listed = list_opener(text, start, before)
+    if listed >= 0:
+        return listed
     if attribute >= 0:
         return attribute
     return found.start() if found is not None else -1
+
+
+def list_opener(text: str, start: int, end: int) -> int:
+    """Where the first line in text[start:end] starts an attribute list (its first
+    `{`, a `}` after it) in which a name may set an event handler or a URL, or -1.
+    python-markdown reads `{onclick}` as `onclick="onclick"` (`engine.attributes`),
+    with no `=` for `attribute_opener` to read back from, and a list to its line's
+    last `}`. Any word there that starts as such a name counts, wherever a scanner
+    would start (one pass over each line: a line of many braces stays linear)."""
+    brace = text.find("{", start, end)
+    while brace >= 0:
+        line_end = text.find("\n", brace, end)
+        line_end = end if line_end < 0 else line_end
+        close = text.rfind("}", brace, line_end)
+        if close >= 0 and _LISTED_NAME.search(text, brace + 1, close) is not None:
+            return brace
+        brace = text.find("{", line_end, end)
+    return -1
+
+
+def _settled_words(text: str, *, final: bool) -> int:
+    """How much of `text`, which holds no opener, no later word can change: all of it
+    when `final`; else up to its last space, tab or line end."""
+    if final:
+        return len(text)
+    limit = text.rfind(" ")
+    if "\n" in text:
+        limit = max(limit, text.rfind("\n"))
+    if "\t" in text:
+        limit = max(limit, text.rfind("\t"))
+    return limit + 1
+
+
+def open_list(text: str) -> int:
+    """Where an attribute list may still open on `text`'s last line (a `{` no `}`
+    follows there yet), or -1: a stream waits for its end before sending it."""
+    line = text.rfind("\n") + 1
+    brace = text.find("{", line)
+    return brace if brace >= 0 and text.find("}", brace) < 0 else -1
 
 
 def attribute_opener(text: str, start: int, end: int) -> int:
@@ -112,22 +174,21 @@ def sendable(
     # A stream asks this of a few words per chunk, where a search costs more than
     # the text: each runs only when a character every match holds is there (an
     # opener holds `[`, `<`, `=` or a control, a URL-ish word `:`, `@` or `.`).
-    may_open = "[" in text or "<" in text or "=" in text or not text.isprintable()
-    opener = first_opener(text) if may_open else -1
+    may_open = "[" in text or "<" in text or "=" in text or "{" in text
+    opener = first_opener(text) if may_open or not text.isprintable() else -1
     held = hold.search(text) if hold is not None else None
     if held is not None and (opener < 0 or held.start() < opener):
         opener = held.start()
-    if opener >= 0:
-        limit = opener
-    elif final:
-        limit = len(text)
-    else:
-        limit = text.rfind(" ")
-        if "\n" in text:
-            limit = max(limit, text.rfind("\n"))
-        if "\t" in text:
-            limit = max(limit, text.rfind("\t"))
-        limit += 1
+    if opener < 0 and not final and "{" in text:
+        # An attribute list its last line may still open: waited for, and read again
+        # with what comes next; past a few words, held as an opener (each chunk
+        # would read the whole wait again).
+        waiting = open_list(text)
+        if waiting >= 0 and len(text) - waiting > _LONGEST_LIST:
+            opener = waiting
+        elif waiting >= 0:
+            return waiting, False
+    limit = opener if opener >= 0 else _settled_words(text, final=final)
     urlish = None
     if ":" in text or "@" in text or "." in text:
         urlish = URLISH.search(text, 0, limit)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ..engine.rendered import NO_RENDERED_FENCES, RenderedFences
-from ..engine.triggers import CHARACTER_OPENER, URLISH, attribute_opener, first_opener
+from ..engine.triggers import CHARACTER_OPENER, URLISH, attribute_opener, first_opener, list_opener
 from .blocks import SPACE, OpenBlocks
 
 __all__ = ["Segmenter", "Unit"]
@@ -178,7 +178,11 @@ class Segmenter:
             found = self._quiet_end.search(text, pos)
             end = len(text) if found is None else found.start()
             attribute = attribute_opener(text, pos, end)
-            return self._take_lines(text, pos, end if attribute < 0 else attribute)
+            end = end if attribute < 0 else attribute
+            # (whole lines only: a line still arriving is read when it ends)
+            whole = text.rfind("\n", pos, end) + 1
+            listed = list_opener(text, pos, whole) if whole > pos else -1
+            return self._take_lines(text, pos, end if listed < 0 else listed)
         if state.blank:
             return pos
         found = self._not_plain.search(text, pos)
