@@ -42,13 +42,18 @@ def test_an_attribute_list_that_names_a_handler_bare_is_an_opener() -> None:
     assert first_opener("# Title {.cls #id}") == -1
     assert first_opener("use {curly} braces, {x: 1}") == -1
     assert first_opener("{onclick\n}") == -1  # a list ends on its line
+    assert first_opener("{onclick\r}") == -1  # (a lone carriage return ends one too)
+    assert first_opener("*a*{\"a\":1}  *b*{ ONCLICK}") == 3  # read from any brace
 
 
 def test_a_stream_waits_for_an_open_list_then_holds_a_long_one() -> None:
-    """An attribute list a stream's last line may still open is waited for (sent up to
-    its `{`, not held); past a few words it is held as an opener."""
+    """A line still arriving is sent up to its first `{` (a list on it may be read from
+    any of its braces), not held; once it ends, as any other; past a few words the
+    wait is held as an opener."""
     assert sendable("text {onclick", final=False) == (5, False)
-    assert sendable("text {x} more ", final=False) == (14, False)
+    assert sendable("text {x} more ", final=False) == (5, False)
+    assert sendable("text {x} more\nnext ", final=False) == (19, False)
+    assert sendable("a `{x}` \\{y} {: on", final=False) == (3, False)
     long = "text {" + "a " * 200
     assert sendable(long, final=False) == (5, True)
     assert sendable("text {onclick", final=True) == (13, False)

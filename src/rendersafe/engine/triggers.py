@@ -15,7 +15,9 @@ __all__ = [
     "URLISH",
     "attribute_opener",
     "first_opener",
+    "line_end_after",
     "list_opener",
+    "listed_name",
     "sendable",
 ]
 
@@ -38,13 +40,12 @@ _NAMES = (
 )
 _ATTRIBUTE = rf"(?<![\w-])(?i:{_NAMES})[ \t]*"
 _NAME: Final = re.compile(f"(?i:{_NAMES})")
-# A name in an attribute list that may set a handler or a URL, bare or not: `on` and
-# anything (python-markdown writes `on&#99;lick` as `on_99_lick`, still counted), or
-# one of the others whole; after what may start a name there.
-_LISTED_NAME: Final = re.compile(
-    rf"""(?<=[\s{{"':])(?:on|(?:{_NAMES.removeprefix("on[a-z]{2,}|")})(?![\w-]))""",
-    re.IGNORECASE,
-)
+# A word an attribute list reads as a name that sets an event handler, bare or not
+# (`{onclick}` sets `onclick="onclick"`): `on` and anything after it (python-markdown
+# writes `on&#99;lick` as `on_99_lick`, still counted), where a name may start: after a
+# `{`, a `:`, white space, or a quoted value glued to it (`title="a"onclick`). A URL
+# attribute needs its `=` (`attribute_opener`): bare, its value is its own name.
+_LISTED_NAME: Final = re.compile(r"""(?:(?<=[\s{:])|=(?:"[^"\n]*"|'[^'\n]*'))on""", re.I)
 _XLINK: Final = re.compile("(?i:xlink:)")
 _LONGEST_ATTRIBUTE = 64  # characters before an `=` its name and blanks may take
 _LONGEST_LIST = 256  # characters a stream waits for an open attribute list to close
@@ -73,21 +74,36 @@ def first_opener(text: str, start: int = 0, end: int | None = None) -> int:
 
 
 def list_opener(text: str, start: int, end: int) -> int:
-    """Where the first line in text[start:end] starts an attribute list (its first
-    `{`, a `}` after it) in which a name may set an event handler or a URL, or -1.
+    """Where the first line in text[start:end] with an attribute list that may set an
+    event handler starts its braces (its first `{`, a `}` after it), or -1.
     python-markdown reads `{onclick}` as `onclick="onclick"` (`engine.attributes`),
-    with no `=` for `attribute_opener` to read back from, and a list to its line's
-    last `}`. Any word there that starts as such a name counts, wherever a scanner
-    would start (one pass over each line: a line of many braces stays linear)."""
+    with no `=` for `attribute_opener` to read back from, a list after any inline
+    element on the line, and each to its line's last `}`. Any word between the first
+    `{` and the last `}` that starts as a handler's name counts, wherever a list would
+    start (one pass a line: a line of many braces stays linear)."""
     brace = text.find("{", start, end)
     while brace >= 0:
-        line_end = text.find("\n", brace, end)
-        line_end = end if line_end < 0 else line_end
+        line_end = line_end_after(text, brace, end)
         close = text.rfind("}", brace, line_end)
         if close >= 0 and _LISTED_NAME.search(text, brace + 1, close) is not None:
             return brace
         brace = text.find("{", line_end, end)
     return -1
+
+
+def listed_name(text: str, start: int, end: int) -> bool:
+    """Does text[start:end] hold a word an attribute list would read as a name that
+    sets an event handler (`list_opener`)?"""
+    return _LISTED_NAME.search(text, start, end) is not None
+
+
+def line_end_after(text: str, start: int, end: int) -> int:
+    """Where the line holding `start` ends (a `\n` or a lone `\r`: every renderer
+    ends a line there), or `end`."""
+    newline = text.find("\n", start, end)
+    stop = end if newline < 0 else newline
+    ret = text.find("\r", start, stop)
+    return stop if ret < 0 else ret
 
 
 def _settled_words(text: str, *, final: bool) -> int:
@@ -104,11 +120,11 @@ def _settled_words(text: str, *, final: bool) -> int:
 
 
 def open_list(text: str) -> int:
-    """Where an attribute list may still open on `text`'s last line (a `{` no `}`
-    follows there yet), or -1: a stream waits for its end before sending it."""
-    line = text.rfind("\n") + 1
-    brace = text.find("{", line)
-    return brace if brace >= 0 and text.find("}", brace) < 0 else -1
+    """Where `text`'s last line, still arriving, has its first `{`, or -1: a stream
+    waits for the line's end before sending from there (a list on it may be read
+    from any of its braces, and each of its `}` written out of reach)."""
+    line = max(text.rfind("\n"), text.rfind("\r")) + 1
+    return text.find("{", line)
 
 
 def attribute_opener(text: str, start: int, end: int) -> int:

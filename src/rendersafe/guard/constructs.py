@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..engine.attributes import attribute_names
+from ..engine.triggers import line_end_after, listed_name
 from ..findings import Construct, Reason
 from ..markdown.labels import label_keys
 from ..urls import INVISIBLE
@@ -370,20 +371,24 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         pos = match.start()
         if pos < done or skip(pos) or escaped(text, pos):
             continue
-        line_end = text.find("\n", pos)
-        line_end = len(text) if line_end < 0 else line_end
+        line_end = line_end_after(text, pos, len(text))
         close = _unescaped(text, "}", pos, line_end)
         if close < 0:
             continue
         # python-markdown takes the list to the line's last `}` (a quoted value may hold
         # one), and reads its names with its scanner (`engine.attributes`). A later `{`
-        # on the line reads a part of the same text: every `name=` in it is counted here
-        # (whatever a scanner started there would read), and the line is read once.
+        # on the line (after an inline element: `*b*{ onclick}`) reads a part of the
+        # same text: every `name=` in it, and every word that starts as a handler's or
+        # a URL attribute's name (`triggers.list_opener`), is counted here, whatever a
+        # scanner started there would read, and the line is read once.
         last = text.rfind("}", pos, line_end)
         listed = text[pos + 1 : last]
-        names = {n.lower() for n in (*attribute_names(listed), *_ANY_NAME.findall(listed))}
+        # (a list's own `{:` glues its colon to the first name: `{:src=...}`)
+        written = (*attribute_names(listed), *_ANY_NAME.findall(listed))
+        names = {n.lower().lstrip(":") for n in written}
         done = line_end
-        if not any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names):
+        risky = any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names)
+        if not risky and not listed_name(text, pos + 1, last):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
         # A fence's `{attributes}` are read by python-markdown's fenced_code before any
