@@ -43,7 +43,7 @@ def test_an_attribute_list_that_names_a_handler_bare_is_an_opener() -> None:
     assert first_opener("use {curly} braces, {x: 1}") == -1
     assert first_opener("{onclick\n}") == -1  # a list ends on its line
     assert first_opener("{onclick\r}") == -1  # (a lone carriage return ends one too)
-    assert first_opener("*a*{\"a\":1}  *b*{ ONCLICK}") == 3  # read from any brace
+    assert first_opener('*a*{"a":1}  *b*{ ONCLICK}') == 3  # read from any brace
 
 
 def test_a_stream_waits_for_an_open_list_then_holds_a_long_one() -> None:
