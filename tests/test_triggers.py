@@ -57,3 +57,6 @@ def test_a_stream_waits_for_an_open_list_then_holds_a_long_one() -> None:
     long = "text {" + "a " * 200
     assert sendable(long, final=False) == (5, True)
     assert sendable("text {onclick", final=True) == (13, False)
+    # a word that may be a URL is never sent, a brace after it or not (fuzz seed 460)
+    assert sendable("l.example/dGEgb2Yg{", final=False) == (0, False)
+    assert sendable("l.example/dGEgb2Yg {", final=False) == (0, True)

@@ -195,16 +195,17 @@ def sendable(
     held = hold.search(text) if hold is not None else None
     if held is not None and (opener < 0 or held.start() < opener):
         opener = held.start()
+    waiting = -1
     if opener < 0 and not final and "{" in text:
         # An attribute list its last line may still open: waited for, and read again
         # with what comes next; past a few words, held as an opener (each chunk
         # would read the whole wait again).
         waiting = open_list(text)
         if waiting >= 0 and len(text) - waiting > _LONGEST_LIST:
-            opener = waiting
-        elif waiting >= 0:
-            return waiting, False
+            opener, waiting = waiting, -1
     limit = opener if opener >= 0 else _settled_words(text, final=final)
+    if waiting >= 0:
+        limit = min(limit, waiting)
     urlish = None
     if ":" in text or "@" in text or "." in text:
         urlish = URLISH.search(text, 0, limit)
