@@ -91,6 +91,27 @@ def test_any_chunking_equals_one_shot_on_generated_replies(text: str, data: st.D
     assert findings == expected.findings
 
 
+# Attribute lists and what stands before them on a line: a stream sends a line still
+# arriving only up to its first brace, and never a word that may be a URL.
+BRACE_ATOMS = (
+    "{", "}", "{: ", "{onclick}", " onclick", " on", "title=\"}\"", "\\{x}", "`{x}`", "*b*",
+    "# ", "> ", "- ", "| a ", "```", "\n", "\r", " ", "x", "l.example/dGEgb2YgdlIHVzZI",
+    "www.x.example", "src=//evil.example/i.png", "\\frac{a}{b}", "{\"on\": 1}",
+)  # fmt: skip
+braces = st.lists(st.sampled_from(BRACE_ATOMS), max_size=20).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(braces, st.data())
+def test_any_chunking_equals_one_shot_around_attribute_lists(
+    text: str, data: st.DataObject
+) -> None:
+    expected = S.run(text)
+    outputs, findings = _stream(S, _cuts(text, data))
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
 SMALL_HOLD = Sanitizer(Policy(max_hold_chars=256))
 
 
