@@ -20,6 +20,7 @@ is the one judged. Every slot and label is judged once, so the cost is linear.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -372,7 +373,13 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if pos < done or skip(pos) or escaped(text, pos):
             continue
         line_end = line_end_after(text, pos, len(text))
-        close = _unescaped(text, "}", pos, line_end)
+        # A fence's `{attributes}` are read by python-markdown's fenced_code before any
+        # escape is: there a `\}` is a `}` too, and only one that is no `}` any more
+        # (`&#125;`) ends nothing.
+        line_start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
+        fence = _FENCE_BEFORE.fullmatch(text, line_start, pos) is not None
+        after = text.find if fence else functools.partial(_unescaped, text)
+        close = after("}", pos, line_end)
         if close < 0:
             continue
         # python-markdown takes the list to the line's last `}` (a quoted value may hold
@@ -391,14 +398,11 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         if not risky and not listed_name(text, pos + 1, last):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
-        # A fence's `{attributes}` are read by python-markdown's fenced_code before any
-        # escape is: only a `}` that is no `}` any more ends them (`&#125;`).
-        line_start = text.rfind("\n", 0, pos) + 1
-        brace = "&#125;" if _FENCE_BEFORE.fullmatch(text, line_start, pos) else "\\}"
+        brace = "&#125;" if fence else "\\}"
         while close >= 0:
             if not skip(close):
                 yield Opener(close, brace, Construct.HTML, reasons, "attribute list")
-            close = _unescaped(text, "}", close + 1, line_end)
+            close = after("}", close + 1, line_end)
 
 
 def _unescaped(text: str, char: str, start: int, end: int) -> int:
