@@ -42,10 +42,14 @@ _ATTRIBUTE = rf"(?<![\w-])(?i:{_NAMES})[ \t]*"
 _NAME: Final = re.compile(f"(?i:{_NAMES})")
 # A word an attribute list reads as a name that sets an event handler, bare or not
 # (`{onclick}` sets `onclick="onclick"`): `on` and anything after it (python-markdown
-# writes `on&#99;lick` as `on_99_lick`, still counted), where a name may start: after a
-# `{`, a `:`, white space, or a quoted value glued to it (`title="a"onclick`). A URL
+# writes `on&#99;lick` as `on_99_lick`, still counted), inside a list: after a `{` and
+# what a list may hold before it (no brace but inside a quoted value), where a name may
+# start (after the `{`, a `:`, white space, or a quoted value glued to it:
+# `title="a"onclick`). Not `{x} on {y}`: a word between two lists is in neither. A URL
 # attribute needs its `=` (`attribute_opener`): bare, its value is its own name.
-_LISTED_NAME: Final = re.compile(r"""(?:(?<=[\s{:])|=(?:"[^"\n]*"|'[^'\n]*'))on""", re.I)
+_LISTED_NAME: Final = re.compile(
+    r"""\{(?:[^{}"'\n\r]|"[^"\n\r]*"|'[^'\n\r]*')*?(?:(?<=[\s{:])|(?<=["']))on""", re.I
+)
 _XLINK: Final = re.compile("(?i:xlink:)")
 _LONGEST_ATTRIBUTE = 64  # characters before an `=` its name and blanks may take
 _LONGEST_LIST = 256  # characters a stream waits for an open attribute list to close
@@ -85,7 +89,7 @@ def list_opener(text: str, start: int, end: int) -> int:
     while brace >= 0:
         line_end = line_end_after(text, brace, end)
         close = text.rfind("}", brace, line_end)
-        if close >= 0 and _LISTED_NAME.search(text, brace + 1, close) is not None:
+        if close >= 0 and _LISTED_NAME.search(text, brace, close) is not None:
             return brace
         brace = text.find("{", line_end, end)
     return -1

@@ -395,7 +395,7 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         names = {n.lower().lstrip(":") for n in written}
         done = line_end
         risky = any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names)
-        if not risky and not listed_name(text, pos + 1, last):
+        if not risky and not listed_name(text, pos, last):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
         brace = "&#125;" if fence else "\\}"
