@@ -82,9 +82,8 @@ def list_opener(text: str, start: int, end: int) -> int:
     event handler starts its braces (its first `{`, a `}` after it), or -1.
     python-markdown reads `{onclick}` as `onclick="onclick"` (`engine.attributes`),
     with no `=` for `attribute_opener` to read back from, a list after any inline
-    element on the line, and each to its line's last `}`. Any word between the first
-    `{` and the last `}` that starts as a handler's name counts, wherever a list would
-    start (one pass a line: a line of many braces stays linear)."""
+    element on the line, and each to its line's last `}`. A word inside any list of the
+    line that starts as a handler's name counts (`_LISTED_NAME`; one pass a line)."""
     brace = text.find("{", start, end)
     while brace >= 0:
         line_end = line_end_after(text, brace, end)

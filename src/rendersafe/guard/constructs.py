@@ -385,8 +385,8 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         # python-markdown takes the list to the line's last `}` (a quoted value may hold
         # one), and reads its names with its scanner (`engine.attributes`). A later `{`
         # on the line (after an inline element: `*b*{ onclick}`) reads a part of the
-        # same text: every `name=` in it, and every word that starts as a handler's or
-        # a URL attribute's name (`triggers.list_opener`), is counted here, whatever a
+        # same text: every `name=` in it, and every word inside a list that starts as
+        # a handler's name (`triggers.listed_name`), is counted here, whatever a
         # scanner started there would read, and the line is read once.
         last = text.rfind("}", pos, line_end)
         listed = text[pos + 1 : last]
