@@ -514,10 +514,15 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return push(self, text)
 
     def spy_sendable(
-        text: str, *, final: bool, hold: re.Pattern[str] | None = None, prefix: str = ""
+        text: str,
+        *,
+        final: bool,
+        hold: re.Pattern[str] | None = None,
+        prefix: str = "",
+        in_list: bool = False,
     ) -> tuple[int, bool]:
         read.append(len(text) + len(prefix))
-        return sendable(text, final=final, hold=hold, prefix=prefix)
+        return sendable(text, final=final, hold=hold, prefix=prefix, in_list=in_list)
 
     monkeypatch.setattr(Segmenter, "pending", property(spy_pending))
     monkeypatch.setattr(Segmenter, "push", spy_push)

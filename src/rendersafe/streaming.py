@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Final, Literal
 
 from .engine.carry import Carry
-from .engine.triggers import sendable
+from .engine.triggers import line_end_after, sendable
 from .errors import RenderSafeError, SanitizeError
 from .findings import Finding
 from .observe import METRICS
@@ -137,6 +137,9 @@ class StreamSanitizer:
         self._sent = 0
         self._unsent = ""  # the rest of the current unit, while nothing is held
         self._held_from: int | None = None  # where the current unit must start waiting
+        # The current unit starts inside an attribute list a forced cut left open, and
+        # its first line is not all sent: a `}` there is an opener (`sendable`).
+        self._in_list = False
         self._fast = _SLOW if monitor else _PLAIN
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._state: StreamState = "open"
@@ -322,7 +325,7 @@ class StreamSanitizer:
         if self._taking:
             if self._held_from is not None:
                 self._fast = _HELD
-            elif self._triggers.isdisjoint(self._unsent):
+            elif not self._in_list and self._triggers.isdisjoint(self._unsent):
                 self._fast = _PLAIN
                 self._room = max(0, segmenter.limit - self._length)
             else:
@@ -378,6 +381,7 @@ class StreamSanitizer:
                 for finding in findings:
                     self._on_finding(finding)
             self._carry = settled.carry
+            self._in_list = "{" in settled.carry.cut_tail
             self._held_from, self._unsent = None, ""
         return "".join(out)
 
@@ -397,7 +401,10 @@ class StreamSanitizer:
             self._unsent += chunk
         unsent = self._unsent
         prefix = self._segmenter.prefix
-        limit, held = sendable(unsent, final=False, hold=self._hold, prefix=prefix)
+        in_list = self._in_list
+        limit, held = sendable(unsent, final=False, hold=self._hold, prefix=prefix, in_list=in_list)
+        if in_list and line_end_after(unsent, 0, limit) < limit:
+            self._in_list = False
         if held:
             self._held_from = self._sent + limit
         self._sent += limit

@@ -6,6 +6,7 @@ A pass reads the carry it was given and returns a `Delta`, what its text added;
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -98,10 +99,16 @@ class Carry:
     line: int = 0  # 0-based line of the next unit
     column: int = 0  # characters of its first line in earlier units (a forced cut)
     after_forced_cut: bool = False
-    # "!" when the unit before ended, at a forced cut, in an image's `!` no backslash
-    # escapes (a stream sent it, with no `[` after it yet): a `[` starting this unit
-    # would complete its opener (`units.forced_cut`).
+    # What the unit before left open at a forced cut (`units.forced_cut`): "{" inside
+    # an attribute list's line, whose `}` this unit's first line may hold ("{`": a
+    # fence's opening line, read before escapes: a `\}` is a `}`); "!" when it
+    # ended in an image's `!` no backslash escapes (a stream sent it, with no `[` after
+    # it yet), which a `[` starting this unit would complete; or both.
     cut_tail: str = ""
+    # With "{": that line's text from its first list `{` to the cut, or "" when the
+    # line ran through a whole unit before (a stream held it from its `{`: it never
+    # saw the line whole).
+    cut_list: str = ""
     healer: HealerState = NOTHING_OPEN
     # How far renderers agree on the fences read so far (`engine.agreement`).
     fences: FenceAgreement = AGREED
@@ -119,6 +126,7 @@ class Carry:
         """The carry for the unit after one whose original text is `text` (and whose
         output, where it differs, is `sent`)."""
         line, column = self._position_after(text)
+        tail, cut_list = self._tail_after(text, sent) if forced else ("", "")
         # Built field by field: `replace` costs more than the rest of a plain unit's fold.
         moved = Carry(
             references=self.references,
@@ -133,7 +141,8 @@ class Carry:
             line=line,
             column=column,
             after_forced_cut=forced,
-            cut_tail=self._tail_after(text) if forced else "",
+            cut_tail=tail,
+            cut_list=cut_list,
             healer=delta.healer,
             fences=self._fences_after(text, sent),
         )
@@ -141,14 +150,24 @@ class Carry:
             return moved  # nothing new about references (the usual unit)
         return moved._with_references(delta)
 
-    def _tail_after(self, text: str) -> str:
-        """What a forced cut after `text` leaves open (`_opener_at_end`); an attribute
-        list still open when `text` is a piece of its line (a list longer than the
-        hold limit is cut more than once; its `}` there were written out of reach, and
-        python-markdown reads a list to its line's last one)."""
-        if self.cut_tail == "{" and "\n" not in text:
-            return "{"
-        return _opener_at_end(text)
+    def _tail_after(self, text: str, sent: str | None) -> tuple[str, str]:
+        """What a forced cut after `text` (sent as `sent`, where that differs) leaves
+        open (`cut_tail`), and the text of an attribute list's line the cut falls in
+        (`cut_list`). Its text is not kept, so every `}` after the cut is written out
+        of the list's reach, when the line runs through all of `text` from a list
+        before it (a list longer than the hold limit is cut more than once), or when
+        the pass changed the list (a `}` it escaped stops python-markdown's scanner no
+        more): python-markdown reads a list to its line's last `}`."""
+        bang = _bang_at_end(text)
+        if "{" in self.cut_tail and "\n" not in text and "\r" not in text:
+            return self.cut_tail.replace("!", "") + bang, ""
+        listed = _list_at_end(text)
+        if listed is None:
+            return bang, ""
+        line, fence = listed
+        if sent is not None and sent != text and not sent.endswith(line):
+            line = ""
+        return ("{`" if fence else "{") + bang, line
 
     def _fences_after(self, text: str, sent: str | None) -> FenceAgreement:
         """The fence agreement after a unit, as renderers read what was sent: a clean-up
@@ -183,22 +202,21 @@ class Carry:
         return line, column
 
 
-def _opener_at_end(text: str) -> str:
-    """The `!` `text` ends in (invisibles after it aside) that no backslash escapes;
-    else `{` where its last line holds an attribute list's `{` with no `}` after it
-    (the text after the cut may close it); or ""."""
-    line = text[text.rfind("\n") + 1 :]
-    brace = line.rfind("{")
-    # (where python-markdown reads an attribute list: after a space, a fence's run or
-    # an inline element's end; not a TeX argument's `\href{`)
-    after = line[brace - 1] if brace > 0 else " "
-    if (
-        brace >= 0
-        and "}" not in line[brace:]
-        and after in _LIST_AFTER
-        and not escaped_at(line, brace)
-    ):
-        return "{"
+def _list_at_end(text: str) -> tuple[str, bool] | None:
+    """The last line of `text` from its first attribute list's `{` (closed or not:
+    the text after a cut may close it, or take it to a later `}`, as python-markdown
+    reads a list to its line's last one), and whether that line opens a fence (whose
+    list fenced_code reads before any escape); None when it holds no list."""
+    line = max(text.rfind("\n"), text.rfind("\r")) + 1
+    for brace in _OPEN_BRACE.finditer(text, line):
+        if _opens_list(text, brace.start(), line):
+            fence = _FENCE_RUN.fullmatch(text, line, brace.start()) is not None
+            return text[brace.start() :], fence
+    return None
+
+
+def _bang_at_end(text: str) -> str:
+    """`!` when `text` ends in one (invisibles after it aside) no backslash escapes."""
     end = len(text)
     while end > 0 and INVISIBLE.match(text, end - 1):
         end -= 1
@@ -211,6 +229,16 @@ def _opener_at_end(text: str) -> str:
 
 
 _LIST_AFTER = frozenset(" \t`~)*_]>")
+_OPEN_BRACE = re.compile(r"\{")
+_FENCE_RUN = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
+
+
+def _opens_list(text: str, brace: int, line: int) -> bool:
+    """Does python-markdown read an attribute list from the `{` at `brace` (its line
+    starts at `line`)? After a space, a fence's run or an inline element's end,
+    unescaped; not a TeX argument's `\\href{`."""
+    after = text[brace - 1] if brace > line else " "
+    return after in _LIST_AFTER and not escaped_at(text, brace)
 
 
 def _by_key(added: tuple[LenientDefinition, ...]) -> dict[str, tuple[LenientDefinition, ...]]:

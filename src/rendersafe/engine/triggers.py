@@ -43,12 +43,18 @@ _NAME: Final = re.compile(f"(?i:{_NAMES})")
 # A word an attribute list reads as a name that sets an event handler, bare or not
 # (`{onclick}` sets `onclick="onclick"`): `on` and anything after it (python-markdown
 # writes `on&#99;lick` as `on_99_lick`, still counted), inside a list: after a `{` and
-# what a list may hold before it (no brace but inside a quoted value), where a name may
-# start (after the `{`, a `:`, white space, or a quoted value glued to it:
-# `title="a"onclick`). Not `{x} on {y}`: a word between two lists is in neither. A URL
-# attribute needs its `=` (`attribute_opener`): bare, its value is its own name.
+# what a list may hold before it, where a name may start (after the `{`, a `:`, white
+# space, or a quoted value glued to it: `title="a"onclick`, not `{"on": 1}`). Not
+# `{x} on {y}`: a word between two lists is in neither. Read as python-markdown's
+# scanner reads a list: a value is quoted only after an `=` (a `}` in it ends nothing),
+# any other quote is a word's (`{don't onclick}`), and so is an escaped character (`\}`
+# is a placeholder to the scanner). Each item is atomic, so a failed search never tries
+# an `="..."` both ways (linear). A URL attribute needs its `=` (`attribute_opener`):
+# bare, its value is its own name.
 _LISTED_NAME: Final = re.compile(
-    r"""\{(?:[^{}"'\n\r]|"[^"\n\r]*"|'[^'\n\r]*')*?(?:(?<=[\s{:])|(?<=["']))on""", re.I
+    r"""\{(?>\\.|=(?:"[^"\n\r]*"|'[^'\n\r]*')|[^{}\n\r\\])*?"""
+    r"""(?:(?<=[\s{:])|=(?:"[^"\n\r]*"|'[^'\n\r]*'))on""",
+    re.I,
 )
 _XLINK: Final = re.compile("(?i:xlink:)")
 _LONGEST_ATTRIBUTE = 64  # characters before an `=` its name and blanks may take
@@ -122,6 +128,23 @@ def _settled_words(text: str, *, final: bool) -> int:
     return limit + 1
 
 
+def _first_hold(text: str, hold: re.Pattern[str] | None, *, in_list: bool) -> int:
+    """Where `text`'s first opener is, or what else holds it back (`sendable`), or -1."""
+    # A stream asks this of a few words per chunk, where a search costs more than
+    # the text: each runs only when a character every match holds is there (an
+    # opener holds `[`, `<`, `=` or a control, a URL-ish word `:`, `@` or `.`).
+    may_open = "[" in text or "<" in text or "=" in text or "{" in text
+    opener = first_opener(text) if may_open or not text.isprintable() else -1
+    held = hold.search(text) if hold is not None else None
+    if held is not None and (opener < 0 or held.start() < opener):
+        opener = held.start()
+    if in_list:
+        closing = text.find("}", 0, line_end_after(text, 0, len(text)))
+        if closing >= 0 and (opener < 0 or closing < opener):
+            opener = closing
+    return opener
+
+
 def open_list(text: str) -> int:
     """Where `text`'s last line, still arriving, has its first `{`, or -1: a stream
     waits for the line's end before sending from there (a list on it may be read
@@ -178,7 +201,12 @@ def _word_or_dash(character: str) -> bool:
 
 
 def sendable(
-    text: str, *, final: bool, hold: re.Pattern[str] | None = None, prefix: str = ""
+    text: str,
+    *,
+    final: bool,
+    hold: re.Pattern[str] | None = None,
+    prefix: str = "",
+    in_list: bool = False,
 ) -> tuple[int, bool]:
     """How much of `text`, a unit's text not sent yet, no later step can change: up
     to its first opener, and never into a word that may be a URL; unless `final`,
@@ -187,24 +215,23 @@ def sendable(
     else holds the rest back: a fence the policy says is rendered (judged whole, so
     held from its opening line), a TeX macro that may fetch (`engine.rendered`);
     `prefix`, what the unit starts inside (a fence's opening line a forced cut split),
-    holds all of it when `hold` finds it there: the rest of a rendered fence."""
+    holds all of it when `hold` finds it there: the rest of a rendered fence.
+    `in_list`: the text starts inside an attribute list a forced cut left open
+    (`Carry.cut_tail`), so a `}` on its first line is an opener: the pass writes it
+    out of the list's reach (`units.forced_cut`)."""
     if prefix and hold is not None and hold.search(prefix) is not None:
         return 0, True
-    # A stream asks this of a few words per chunk, where a search costs more than
-    # the text: each runs only when a character every match holds is there (an
-    # opener holds `[`, `<`, `=` or a control, a URL-ish word `:`, `@` or `.`).
-    may_open = "[" in text or "<" in text or "=" in text or "{" in text
-    opener = first_opener(text) if may_open or not text.isprintable() else -1
-    held = hold.search(text) if hold is not None else None
-    if held is not None and (opener < 0 or held.start() < opener):
-        opener = held.start()
+    opener = _first_hold(text, hold, in_list=in_list)
     waiting = -1
-    if opener < 0 and not final and "{" in text:
+    if not final and "{" in text:
         # An attribute list its last line may still open: waited for, and read again
         # with what comes next; past a few words, held as an opener (each chunk
-        # would read the whole wait again).
+        # would read the whole wait again). An opener after its `{` does not end the
+        # wait: the list may take the line to its end.
         waiting = open_list(text)
-        if waiting >= 0 and len(text) - waiting > _LONGEST_LIST:
+        if waiting < 0 or 0 <= opener < waiting:
+            waiting = -1
+        elif len(text) - waiting > _LONGEST_LIST:
             opener, waiting = waiting, -1
     limit = opener if opener >= 0 else _settled_words(text, final=final)
     if waiting >= 0:

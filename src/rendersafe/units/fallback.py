@@ -26,11 +26,14 @@ _WORD = re.compile(r"\S+")
 _FENCE_LINE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})")
 
 
-def neutralise_unit(unit: Unit, link_marker: str, hold: re.Pattern[str] | None = None) -> str:
+def neutralise_unit(
+    unit: Unit, link_marker: str, hold: re.Pattern[str] | None = None, *, in_list: bool = False
+) -> str:
     """`unit.text` with every opener escaped and every URL-like word replaced by
     `link_marker` (already escaped for Markdown), from where a stream stops sending
-    (`hold`: what else a stream holds back, `engine.rendered`)."""
-    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
+    (`hold`: what else a stream holds back, `engine.rendered`; `in_list`: the unit
+    starts inside an attribute list a forced cut left open)."""
+    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=in_list)
     text = unit.text
     rest = _OPENERS.sub(lambda m: _escape(text, keep + m.start()), text[keep:])
     rest = _WORD.sub(lambda m: link_marker if URLISH.search(m.group()) else m.group(), rest)

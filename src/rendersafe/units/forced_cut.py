@@ -8,7 +8,7 @@ from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.rendered import TEX_HOLDERS
 from ..engine.state import Pass
-from ..engine.triggers import URLISH, first_opener
+from ..engine.triggers import URLISH, first_opener, line_end_after, listed_name
 from ..findings import Action, Construct, Reason
 from ..lexical import BracketIndex, open_openers
 from ..urls import INVISIBLE
@@ -161,16 +161,16 @@ def _escaped(text: str, at: int) -> bool:
     return (at - run) % 2 == 1
 
 
-def close_after_cut(ps: Pass, code: Regions) -> None:
+def close_after_cut(ps: Pass, code: Regions, start: int) -> None:
     """The unit before ended, at a forced cut, in an image's `!` a stream sent already
     (`Carry.cut_tail`): a `[` starting this text (after invisibles) is escaped, so
     that the two do not make an image's opener; or inside an attribute list's `{`:
     each `}` on this text's first line is written `&#125;`, so that none closes it
-    (python-markdown's fenced_code reads a fence's before any escape)."""
-    if ps.carry.cut_tail == "{":
-        _close_brace_after_cut(ps, code)
-        return
-    found = _LEADING_BRACKET.match(ps.source.text) if ps.carry.cut_tail == "!" else None
+    (python-markdown's fenced_code reads a fence's before any escape). The text starts
+    at `start` of the pass's (a prefix before it)."""
+    if "{" in ps.carry.cut_tail:
+        _close_brace_after_cut(ps, code, start)
+    found = _LEADING_BRACKET.match(ps.source.text, start) if "!" in ps.carry.cut_tail else None
     if found is None or found.end() - 1 in code or found.end() - 1 in ps.claimed:
         return
     detail = "'[' after an '!' before a forced cut"
@@ -178,17 +178,35 @@ def close_after_cut(ps: Pass, code: Regions) -> None:
     ps.change(edit, Construct.IMAGE, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
 
 
-def _close_brace_after_cut(ps: Pass, code: Regions) -> None:
+def _close_brace_after_cut(ps: Pass, code: Regions, start: int) -> None:
     text = ps.source.text
-    end = text.find("\n")
-    end = len(text) if end < 0 else end
+    end = line_end_after(text, start, len(text))
+    if not _list_reads_handler(ps, text, start, end):
+        return
+    # A fence's list is read before any escape (a `\}` is a `}`); any other list's,
+    # after them: a `\}` is no `}` to it, and stays as written.
+    fence = "`" in ps.carry.cut_tail
     edits = [
         Edit(pos, pos + 1, ("&#125;",))
-        for pos in (m.start() for m in _CLOSE_BRACE.finditer(text, 0, end))
-        if pos not in code and pos not in ps.claimed
+        for pos in (m.start() for m in _CLOSE_BRACE.finditer(text, start, end))
+        if pos not in code and pos not in ps.claimed and (fence or not _escaped(text, pos))
     ]
     if edits:
         detail = "'}' after an attribute list's '{' before a forced cut"
         ps.change_all(
             edits, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical"
         )
+
+
+def _list_reads_handler(ps: Pass, text: str, start: int, end: int) -> bool:
+    """May the list the unit before left open read a handler's name up to a `}` of
+    this text's first line, text[start:end] (`listed_name` over the line's text before
+    the cut and this)? Yes when that text is not known, or the line runs on past this
+    unit: a stream held the line from its `{` then, and never sent a `}` of it."""
+    before = ps.carry.cut_list
+    runs_on = end == len(text) and ps.cut_at is not None
+    if not before or runs_on:
+        return True
+    last = text.rfind("}", start, end)
+    line = before + text[start:last]
+    return last >= 0 and listed_name(line, 0, len(line))

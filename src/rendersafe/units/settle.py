@@ -86,9 +86,12 @@ class _Reading:
     continued: bool = True  # a re-read text starting blank may continue a block before it
 
 
-def _keeps_what_streams_send(unit: Unit, output: str, hold: re.Pattern[str] | None) -> bool:
+def _keeps_what_streams_send(
+    unit: Unit, carry: Carry, output: str, hold: re.Pattern[str] | None
+) -> bool:
     """Does `output` start with what a stream may send of `unit` before it ends?"""
-    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
+    in_list = "{" in carry.cut_tail
+    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=in_list)
     return output.startswith(unit.text[:keep])
 
 
@@ -156,7 +159,8 @@ class UnitSanitizer:
         if current.text != unit.text and not unit.forced and not unit.prefix:
             again = self._as_read_again(unit, carry, first, current, findings, context=context)
             current, findings = again
-        if current.text != unit.text and not _keeps_what_streams_send(unit, current.text, hold):
+        changed = current.text != unit.text
+        if changed and not _keeps_what_streams_send(unit, carry, current.text, hold):
             # An edit reached text a stream sends before the unit ends (a block replaced
             # whole when a construct cannot be placed): that text stays, the rest is
             # neutralised, so a stream never has to take back what it sent.
@@ -195,7 +199,8 @@ class UnitSanitizer:
         settled, and ending where `unit` ended (`structure`); neutralised when that
         does not settle either. `current` was read whole and nothing was found."""
         hold = self.rules.rendered.hold
-        keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix)
+        in_list = "{" in carry.cut_tail
+        keep, _ = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=in_list)
         in_pieces = False
         for attempt in range(MAX_PASSES + 1):
             restored = restore(unit.text, current.text, keep)
@@ -235,12 +240,12 @@ class UnitSanitizer:
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
     ) -> tuple[_Outcome, list[Finding]]:
         hold = self.rules.rendered.hold
-        text = neutralise_unit(unit, self.rules.markers.link, hold)
+        text = neutralise_unit(unit, self.rules.markers.link, hold, in_list="{" in carry.cut_tail)
         # One more pass reads what the neutralised text leaves for the next unit; where
         # it would still change what a stream sent, its edits are not taken.
         again = _Reading(context, recheck=True, close_cut=unit.forced)
         outcome = self._pass(replace(unit, text=text), carry, again)
-        if not _keeps_what_streams_send(unit, outcome.text, hold):
+        if not _keeps_what_streams_send(unit, carry, outcome.text, hold):
             outcome = replace(outcome, text=text)
         construct = first.findings[0].kind if first.findings else Construct.HTML
         note = unsettled_finding(unit, carry.line + 1, carry.column + 1, construct, context)
@@ -284,14 +289,14 @@ class UnitSanitizer:
             healer=carry.healer,
             untrusted_from=None if broken is None else len(unit.prefix) + broken,
         )
-        close_at = len(unit.prefix) if reading.close_cut else None
-        ps, delta = self._decide(source, carry, trust, close_at)
+        skip = len(unit.prefix)
+        close_at = skip if reading.close_cut else None
+        ps, delta = self._decide(source, carry, trust, close_at, skip)
         # What a healing renderer holds open after the text read (the last pass reads
         # the text sent).
         delta = replace(delta, healer=carry.healer.after(normal.text[len(unit.prefix) :]))
         # The prefix is one line ending in "\n" (no "\r" to normalise), judged in the
         # unit it came from: what this pass finds there was decided already.
-        skip = len(unit.prefix)
         if any(e.start < skip < e.end for e in ps.edits):
             # A raw block cleaned from its first tag: judge the unit on its own, all
             # of it as prose (inside the raw block, code may not be code).
@@ -311,10 +316,11 @@ class UnitSanitizer:
         return _Outcome(output[skip:], findings, delta)
 
     def _decide(
-        self, source: SourceText, carry: Carry, trust: CodeTrust, close_at: int | None
+        self, source: SourceText, carry: Carry, trust: CodeTrust, close_at: int | None, start: int
     ) -> tuple[Pass, Delta]:
-        """Run the steps of one pass over `source`; `close_at`: where the text after
-        a prefix starts, when a forced cut left constructs open in it."""
+        """Run the steps of one pass over `source`, the unit's text from `start` (a
+        prefix before it); `close_at`: `start`, when a forced cut left constructs open
+        in the text."""
         ps = Pass.over(self.rules, source, carry)
         ps.cut_at = close_at
         if plain_controls(ps):  # then `_pass` reads what every renderer reads alike
@@ -328,7 +334,7 @@ class UnitSanitizer:
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
         if carry.cut_tail:
-            close_after_cut(ps, marks.code)
+            close_after_cut(ps, marks.code, start)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
 
