@@ -265,6 +265,18 @@ def test_unsettled_output_is_neutralised_not_refused(monkeypatch: pytest.MonkeyP
     assert Sanitizer().run(result.text).text == result.text  # idempotent
 
 
+@pytest.mark.parametrize(
+    "reply", ["x\r```{t='}'onclick=}\r```", "}\r```{t='}'onsq=}\r```", "a\r\n```{t='}'on=}\r```"]
+)
+def test_a_neutralised_fence_line_after_a_lone_cr_keeps_no_handler(reply: str) -> None:
+    # python-markdown ends a line at a lone CR and reads a fence's `{...}` before any
+    # escape: the fallback's `}` there is `&#125;`, not `\}` (helper-61, 2026-12-08).
+    result = Sanitizer().run(reply)
+    assert violations(result.text) == []
+    assert violations(reply) != []
+    assert Sanitizer().run(result.text).text == result.text
+
+
 def test_context_must_map_str_to_str() -> None:
     with pytest.raises(TypeError, match="context must map str to str"):
         S.run("x", context={"id": 1})  # type: ignore[dict-item]

@@ -28,7 +28,8 @@ _TOKEN: Final = re.compile(
 def attribute_names(inner: str) -> list[str]:
     """The names of the attributes the list `inner` (between its braces, a leading `:`
     allowed) sets, as written: not its classes (`.x`) or its id (`#y`)."""
-    text = inner.removeprefix(":").lstrip(" ")
+    # python-markdown expands every tab to spaces before anything reads the text.
+    text = inner.expandtabs(4).removeprefix(":").lstrip(" ")
     names: list[str] = []
     pos = 0
     while pos < len(text):

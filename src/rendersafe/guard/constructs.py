@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..engine.attributes import attribute_names
@@ -32,7 +32,15 @@ from ..markdown.labels import label_keys
 from ..urls import INVISIBLE
 from .schemes import markdown_readings, script_url
 
-__all__ = ["CANONICAL", "Opener", "Slots", "attribute_lists", "autolinks", "images"]
+__all__ = [
+    "CANONICAL",
+    "Opener",
+    "Slots",
+    "attribute_lists",
+    "autolinks",
+    "images",
+    "sets_attribute",
+]
 
 _IMAGE = re.compile(r"!" + INVISIBLE.pattern + r"*\[")
 # What every renderer reads as the same image: no brackets, backticks, angle
@@ -390,11 +398,8 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         # scanner started there would read, and the line is read once.
         last = text.rfind("}", pos, line_end)
         listed = text[pos + 1 : last]
-        # (a list's own `{:` glues its colon to the first name: `{:src=...}`)
-        written = (*attribute_names(listed), *_ANY_NAME.findall(listed))
-        names = {n.lower().lstrip(":") for n in written}
         done = line_end
-        risky = any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names)
+        risky = _risky(attribute_names(listed)) or sets_attribute(listed)
         if not risky and not listed_name(text, pos, last):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
@@ -403,6 +408,19 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
             if not skip(close):
                 yield Opener(close, brace, Construct.HTML, reasons, "attribute list")
             close = after("}", close + 1, line_end)
+
+
+def sets_attribute(listed: str) -> bool:
+    """Does text an attribute list may read set an event handler or a URL by a `name=`,
+    wherever a scanner might start reading it (`_ANY_NAME`)? Each is an opener to a
+    stream too (`engine.triggers.OPENER`)."""
+    return "=" in listed and _risky(_ANY_NAME.findall(listed))
+
+
+def _risky(written: Iterable[str]) -> bool:
+    # (a list's own `{:` glues its colon to the first name: `{:src=...}`)
+    names = {n.lower().lstrip(":") for n in written}
+    return any(n.startswith("on") or n in _SET_ATTRIBUTES for n in names)
 
 
 def _unescaped(text: str, char: str, start: int, end: int) -> int:

@@ -48,7 +48,8 @@ def _escape(text: str, at: int) -> str:
     leave it open: each run adding one)."""
     if text[at] == "<":
         return "&lt;"
-    if text[at] == "}" and _FENCE_LINE.match(text, text.rfind("\n", 0, at) + 1):
+    line = max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1
+    if text[at] == "}" and _FENCE_LINE.match(text, line):
         return "&#125;"
     run = at
     while run > 0 and text[run - 1] == "\\":

@@ -10,6 +10,7 @@ from ..engine.rendered import TEX_HOLDERS
 from ..engine.state import Pass
 from ..engine.triggers import URLISH, first_opener, line_end_after, listed_name
 from ..findings import Action, Construct, Reason
+from ..guard.constructs import sets_attribute
 from ..lexical import BracketIndex, open_openers
 from ..urls import INVISIBLE
 
@@ -199,14 +200,15 @@ def _close_brace_after_cut(ps: Pass, code: Regions, start: int) -> None:
 
 
 def _list_reads_handler(ps: Pass, text: str, start: int, end: int) -> bool:
-    """May the list the unit before left open read a handler's name up to a `}` of
-    this text's first line, text[start:end] (`listed_name` over the line's text before
-    the cut and this)? Yes when that text is not known, or the line runs on past this
-    unit: a stream held the line from its `{` then, and never sent a `}` of it."""
+    """May the list the unit before left open read a handler's name, or a `name=` that
+    sets a handler or a URL, up to a `}` of this text's first line, text[start:end]
+    (read over the line's text before the cut and this)? Yes when that text is not
+    known, or the line runs on past this unit: a stream held the line from its `{`
+    then, and never sent a `}` of it; and a stream holds at such a name (an opener)."""
     before = ps.carry.cut_list
     runs_on = end == len(text) and ps.cut_at is not None
     if not before or runs_on:
         return True
     last = text.rfind("}", start, end)
     line = before + text[start:last]
-    return last >= 0 and listed_name(line, 0, len(line))
+    return last >= 0 and (listed_name(line, 0, len(line)) or sets_attribute(line))
