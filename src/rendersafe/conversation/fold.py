@@ -17,9 +17,7 @@ base64 or hex run that decodes to printable text (a name given encoded).
 
 from __future__ import annotations
 
-import base64
 import binascii
-import itertools
 import re
 import unicodedata
 
@@ -51,7 +49,9 @@ _DIGITS = b"0123456789"
 _BASE64_MIN = 8
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){6,}")
-_PRINTABLE = frozenset(range(32, 127)) | {9, 10, 13}
+_PRINTABLE = bytes([9, 10, 13, *range(32, 127)])
+# A letter's step from the letter before it plus 26 (1 to 51), as the step's letter.
+_STEP = bytes(97 + (v - 26) % 26 if 1 <= v <= 51 else 0 for v in range(256))
 
 
 def skeleton(text: str) -> str:
@@ -66,7 +66,15 @@ def shifts(folded: str) -> str:
     """How far each letter of `folded` (a skeleton) lies from the letter before it, as
     a letter: the same for every Caesar shift of it. Digits are left out."""
     letters = folded.encode("ascii").translate(None, _DIGITS)
-    return bytes(97 + (b - a) % 26 for a, b in itertools.pairwise(letters)).decode()
+    steps = len(letters) - 1
+    if steps <= 0:
+        return ""
+    # Every letter at once, as the digits of two big numbers (base 256): each of the
+    # later letters plus 26, less the letter before it, is 1 to 51, so no digit
+    # borrows from the next; a table then reads each as its step mod 26.
+    later = int.from_bytes(letters[1:], "big") + int.from_bytes(b"\x1a" * steps, "big")
+    stepped = later - int.from_bytes(letters[:-1], "big")
+    return stepped.to_bytes(steps, "big").translate(_STEP).decode("ascii")
 
 
 def decoded(text: str) -> list[str]:
@@ -87,12 +95,13 @@ def decoded(text: str) -> list[str]:
 def _keep_base64(run: str, found: list[str]) -> None:
     data = run.replace("-", "+").replace("_", "/").rstrip("=")
     try:
-        raw = base64.b64decode(data + "=" * (-len(data) % 4))
+        raw = binascii.a2b_base64(data + "=" * (-len(data) % 4))  # as b64decode does
     except (binascii.Error, ValueError):
         return
     _keep_printable(raw, found)
 
 
 def _keep_printable(raw: bytes, found: list[str]) -> None:
-    if len(raw) >= 4 and sum(b in _PRINTABLE for b in raw) * 10 >= len(raw) * 9:
+    printable = len(raw) - len(raw.translate(None, _PRINTABLE))
+    if len(raw) >= 4 and printable * 10 >= len(raw) * 9:
         found.append(raw.decode("ascii", "ignore"))

@@ -53,6 +53,7 @@ MIN_BRAND = 3  # a brand is a whole word, so a short one is not found everywhere
 # starting a camelCase word with it), of capitals, or of digits.
 WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
+_DIGIT_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]*[0-9][A-Za-z0-9]*")  # a run with a digit
 _DIGITS = re.compile(r"[0-9]+")
 _DIGIT_GROUPS = re.compile(r"[0-9]+(?:[ .\-/][0-9]+)+")
 _ALNUM_ONLY = re.compile(r"[^a-z0-9]+")
@@ -99,7 +100,7 @@ class MessageNames:
         self._found: dict[str, list[int]] = {}
         self._brands: list[tuple[frozenset[str], frozenset[str]]] | None = None
         self.data = frozenset(
-            run.lower() for run in _ALNUM.findall(text) if len(run) >= 3 and _has_digit(run)
+            run.lower() for run in _DIGIT_RUN.findall(text) if len(run) >= 3
         ) | frozenset(_joined_numbers(text))
         found = _json_blocks(text) or _mixed_blocks(text)
         own = [block for block, _ in found]
@@ -268,10 +269,6 @@ def _joined_numbers(text: str) -> list[str]:
     """The numbers `text` writes in groups (`order 12-10893-47261`, `555 123 4567`),
     their digits joined: a reader of the chat's data joins them."""
     return ["".join(_DIGITS.findall(group)) for group in _DIGIT_GROUPS.findall(text)]
-
-
-def _has_digit(run: str) -> bool:
-    return not run.isalpha()
 
 
 def _unpunycode(label: str) -> str:
