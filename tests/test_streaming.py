@@ -114,6 +114,41 @@ def test_any_chunking_equals_one_shot_around_attribute_lists(
 
 SMALL_HOLD = Sanitizer(Policy(max_hold_chars=256))
 
+# Attribute lists on lines the hold limit cuts, once or more: a list's `{` in one unit,
+# its names, quoted values and `}` in the next ones.
+LONG_LIST_ATOMS = (
+    *BRACE_ATOMS, "onclick =", "]( ", "'{'= ", 'a="}" ', "src=javascript:x ", "\\} ",
+    "www " * 20, "w " * 60, "ww" * 70,
+)  # fmt: skip
+long_lists = st.tuples(
+    st.sampled_from(["# T {", "*a*{", "```{", "| a | b |\n|---|---|\n| c {", "{", "x {"]),
+    st.lists(st.sampled_from(LONG_LIST_ATOMS), min_size=8, max_size=40).map("".join),
+    st.sampled_from(["}", " onclick}", "}\n\nok", ""]),
+).map("".join)
+
+
+@pytest.mark.parametrize("size", [1, 3, 16])
+def test_a_name_then_blanks_is_not_sent_before_its_equals_sign(size: int) -> None:
+    """A line cut inside an attribute list, `onclick =](` in the unit after the cut: a
+    stream sent `onclick ` (no `=` yet) and then `=]( `, and the pass, which holds at
+    `onclick =`, escaped that `]` at the cut; the stream failed (fuzz, 2026-12-08)."""
+    text = "{\\{" + "ww " * 160 + "\"onclick =]( '{'= ' " + "ww " * 160 + " onclick}\n\nok"
+    expected = SMALL_HOLD.run(text)
+    outputs, findings = _stream(SMALL_HOLD, [text[i : i + size] for i in range(0, len(text), size)])
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(long_lists, st.data())
+def test_any_chunking_equals_one_shot_across_cuts_in_attribute_lists(
+    text: str, data: st.DataObject
+) -> None:
+    expected = SMALL_HOLD.run(text)
+    outputs, findings = _stream(SMALL_HOLD, _cuts(text, data))
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.sampled_from([c.input for c in CASES]), mixed), st.data())

@@ -14,11 +14,13 @@ from ..urls import INVISIBLE, Verdict
 from .agreement import AGREED, FenceAgreement, escaped_at
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
+from .triggers import may_set_attribute
 
 __all__ = [
     "MAX_LABELS",
     "NO_CHANNELS",
     "Carry",
+    "CutList",
     "Delta",
     "LenientDefinition",
     "parsed_references",
@@ -50,6 +52,24 @@ class LenientDefinition:
 
 
 _NO_LENIENT: Table[tuple[LenientDefinition, ...]] = Table(concatenated)
+
+
+@dataclass(frozen=True, slots=True)
+class CutList:
+    """An attribute list's line a forced cut fell in, as the unit after the cut needs
+    it to judge the `}` of its first line (`units.forced_cut`).
+
+    While the line spans two units, `text` is all of it from its first list `{` ("":
+    not known, the pass changed it): a stream may have seen it whole and sent it, so
+    the judgement is exact. Once it runs through a whole unit (`long`), no stream saw
+    it whole (it held the line from its `{`): `text` is its last `_TAIL` characters,
+    and `risky` whether what came before may set a handler or a URL
+    (`may_set_attribute`, read piece by piece: bounded memory, linear).
+    """
+
+    text: str
+    long: bool = False
+    risky: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +125,8 @@ class Carry:
     # ended in an image's `!` no backslash escapes (a stream sent it, with no `[` after
     # it yet), which a `[` starting this unit would complete; or both.
     cut_tail: str = ""
-    # With "{": that line's text from its first list `{` to the cut, or "" when the
-    # line ran through a whole unit before (a stream held it from its `{`: it never
-    # saw the line whole).
-    cut_list: str = ""
+    # With "{": that line as the unit after needs it (`CutList`).
+    cut_list: CutList | None = None
     healer: HealerState = NOTHING_OPEN
     # How far renderers agree on the fences read so far (`engine.agreement`).
     fences: FenceAgreement = AGREED
@@ -126,7 +144,7 @@ class Carry:
         """The carry for the unit after one whose original text is `text` (and whose
         output, where it differs, is `sent`)."""
         line, column = self._position_after(text)
-        tail, cut_list = self._tail_after(text, sent) if forced else ("", "")
+        tail, cut_list = self._tail_after(text, sent) if forced else ("", None)
         # Built field by field: `replace` costs more than the rest of a plain unit's fold.
         moved = Carry(
             references=self.references,
@@ -150,24 +168,30 @@ class Carry:
             return moved  # nothing new about references (the usual unit)
         return moved._with_references(delta)
 
-    def _tail_after(self, text: str, sent: str | None) -> tuple[str, str]:
+    def _tail_after(self, text: str, sent: str | None) -> tuple[str, CutList | None]:
         """What a forced cut after `text` (sent as `sent`, where that differs) leaves
-        open (`cut_tail`), and the text of an attribute list's line the cut falls in
-        (`cut_list`). Its text is not kept, so every `}` after the cut is written out
-        of the list's reach, when the line runs through all of `text` from a list
-        before it (a list longer than the hold limit is cut more than once), or when
-        the pass changed the list (a `}` it escaped stops python-markdown's scanner no
-        more): python-markdown reads a list to its line's last `}`."""
+        open (`cut_tail`), and the attribute list's line the cut falls in (`CutList`):
+        python-markdown reads a list to its line's last `}`. A list longer than the
+        hold limit is cut more than once: a line that runs through all of `text` stays
+        open, in its long form."""
         bang = _bang_at_end(text)
         if "{" in self.cut_tail and "\n" not in text and "\r" not in text:
-            return self.cut_tail.replace("!", "") + bang, ""
+            return self.cut_tail.replace("!", "") + bang, self._longer(text, sent)
         listed = _list_at_end(text)
         if listed is None:
-            return bang, ""
+            return bang, None
         line, fence = listed
         if sent is not None and sent != text and not sent.endswith(line):
-            line = ""
-        return ("{`" if fence else "{") + bang, line
+            line = ""  # the pass changed the list: a `}` it escaped ends nothing now
+        return ("{`" if fence else "{") + bang, CutList(line)
+
+    def _longer(self, text: str, sent: str | None) -> CutList:
+        """The list's line, with all of `text` (a whole unit) in it too."""
+        before = self.cut_list or CutList("")
+        seen = before.text + text
+        unknown = (not before.text and not before.long) or (sent is not None and sent != text)
+        risky = unknown or before.risky or may_set_attribute(seen)
+        return CutList(seen[-_TAIL:], long=True, risky=risky)
 
     def _fences_after(self, text: str, sent: str | None) -> FenceAgreement:
         """The fence agreement after a unit, as renderers read what was sent: a clean-up
@@ -229,6 +253,9 @@ def _bang_at_end(text: str) -> str:
 
 
 _LIST_AFTER = frozenset(" \t`~)*_]>")
+# What a long attribute list's line keeps of its end: a name or a `name=` the cut split
+# is read whole with the next unit.
+_TAIL = 64
 _OPEN_BRACE = re.compile(r"\{")
 _FENCE_RUN = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
 

@@ -40,6 +40,7 @@ _NAMES = (
 )
 _ATTRIBUTE = rf"(?<![\w-])(?i:{_NAMES})[ \t]*"
 _NAME: Final = re.compile(f"(?i:{_NAMES})")
+_NAMED_LAST: Final = re.compile(rf"{_ATTRIBUTE}\Z")  # a name, blanks after it, the end
 # A word an attribute list reads as a name that sets an event handler, bare or not
 # (`{onclick}` sets `onclick="onclick"`): `on` and anything after it (python-markdown
 # writes `on&#99;lick` as `on_99_lick`, still counted), inside a list: after a `{` and
@@ -55,6 +56,12 @@ _LISTED_NAME: Final = re.compile(
     r"""\{(?>\\.|=(?:"[^"\n\r]*"|'[^'\n\r]*')|[^{}\n\r\\])*?"""
     r"""(?:(?<=[\s{:])|=(?:"[^"\n\r]*"|'[^'\n\r]*'))on""",
     re.I,
+)
+# What may let an attribute list set a handler or a URL, read with no regard to where a
+# list is: a word starting `on` where a name may start, or a URL attribute's `name=`.
+# Every name `listed_name` counts, and every `name=` the second line counts, is one.
+_MAY_SET: Final = re.compile(
+    rf"""(?:^|[\s{{}}:"'=])on|(?:{_NAMES.removeprefix("on[a-z]{2,}|")})[ \t]*=""", re.I
 )
 _XLINK: Final = re.compile("(?i:xlink:)")
 _LONGEST_ATTRIBUTE = 64  # characters before an `=` its name and blanks may take
@@ -100,6 +107,12 @@ def list_opener(text: str, start: int, end: int) -> int:
     return -1
 
 
+def may_set_attribute(text: str) -> bool:
+    """May an attribute list that reads `text` set an event handler or a URL
+    (`_MAY_SET`: more than `listed_name` and a `name=` of one find, never less)?"""
+    return _MAY_SET.search(text) is not None
+
+
 def listed_name(text: str, start: int, end: int) -> bool:
     """Does text[start:end] hold a word an attribute list would read as a name that
     sets an event handler (`list_opener`)?"""
@@ -117,7 +130,8 @@ def line_end_after(text: str, start: int, end: int) -> int:
 
 def _settled_words(text: str, *, final: bool) -> int:
     """How much of `text`, which holds no opener, no later word can change: all of it
-    when `final`; else up to its last space, tab or line end."""
+    when `final`; else up to its last space, tab or line end, and not an attribute's
+    name that blanks end (an `=` may still come: `onclick =` is an opener)."""
     if final:
         return len(text)
     limit = text.rfind(" ")
@@ -125,6 +139,10 @@ def _settled_words(text: str, *, final: bool) -> int:
         limit = max(limit, text.rfind("\n"))
     if "\t" in text:
         limit = max(limit, text.rfind("\t"))
+    if limit == len(text) - 1:
+        named = _NAMED_LAST.search(text, max(0, limit - _LONGEST_ATTRIBUTE))
+        if named is not None:
+            return named.start()
     return limit + 1
 
 

@@ -8,7 +8,13 @@ from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.rendered import TEX_HOLDERS
 from ..engine.state import Pass
-from ..engine.triggers import URLISH, first_opener, line_end_after, listed_name
+from ..engine.triggers import (
+    URLISH,
+    first_opener,
+    line_end_after,
+    listed_name,
+    may_set_attribute,
+)
 from ..findings import Action, Construct, Reason
 from ..guard.constructs import sets_attribute
 from ..lexical import BracketIndex, open_openers
@@ -203,12 +209,17 @@ def _list_reads_handler(ps: Pass, text: str, start: int, end: int) -> bool:
     """May the list the unit before left open read a handler's name, or a `name=` that
     sets a handler or a URL, up to a `}` of this text's first line, text[start:end]
     (read over the line's text before the cut and this)? Yes when that text is not
-    known, or the line runs on past this unit: a stream held the line from its `{`
-    then, and never sent a `}` of it; and a stream holds at such a name (an opener)."""
-    before = ps.carry.cut_list
-    runs_on = end == len(text) and ps.cut_at is not None
-    if not before or runs_on:
+    known. Each `}` after such a name is then written out of reach, in this unit or
+    the one that holds it, so the list's last `}` follows none. A stream sends none of
+    them: it held the line from its `{` unless it saw it whole (two units, one cut),
+    and it holds at such a name (an opener) and after a cut at the first `}`."""
+    cut = ps.carry.cut_list
+    if cut is None or not (cut.text or cut.long):
         return True
     last = text.rfind("}", start, end)
-    line = before + text[start:last]
-    return last >= 0 and (listed_name(line, 0, len(line)) or sets_attribute(line))
+    if last < 0:
+        return False
+    line = cut.text + text[start:last]
+    if cut.long:
+        return cut.risky or may_set_attribute(line)
+    return listed_name(line, 0, len(line)) or sets_attribute(line)
