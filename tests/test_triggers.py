@@ -65,15 +65,16 @@ def test_a_stream_waits_for_an_open_list_then_holds_a_long_one() -> None:
 
 
 def test_a_stream_holds_what_an_open_list_or_an_equals_sign_may_still_take() -> None:
-    """After a forced cut inside an attribute list, a `}` on the first line is an
-    opener (`in_list`); an attribute's name that blanks end is not sent until what
+    """After a forced cut inside an attribute list (`in_list`), a `}` on the first
+    line is an opener, and an attribute's name that blanks end is not sent until what
     follows shows it is no `name =` (a stream sent `onclick ` and then `=]( `, which
     the pass escaped at a forced cut: fuzz, 2026-12-08)."""
     assert sendable("a b} c ", final=False, in_list=True) == (3, True)
     assert sendable("a b\nc} d ", final=False, in_list=True) == (9, False)  # not its line
     assert sendable("a b} c", final=True) == (6, False)
-    assert sendable('w "onclick ', final=False) == (3, False)
-    assert sendable("w onclick \t", final=False) == (2, False)
-    assert sendable("w onclick x ", final=False) == (12, False)
-    assert sendable("w xonclick ", final=False) == (11, False)
-    assert sendable("w onclick\n", final=False) == (10, False)
+    assert sendable('w "onclick ', final=False, in_list=True) == (3, False)
+    assert sendable("w onclick \t", final=False, in_list=True) == (2, False)
+    assert sendable("w onclick x ", final=False, in_list=True) == (12, False)
+    assert sendable("w xonclick ", final=False, in_list=True) == (11, False)
+    assert sendable("w onclick\n", final=False, in_list=True) == (10, False)
+    assert sendable('w "onclick ', final=False) == (11, False)  # a `<` or `{` holds it

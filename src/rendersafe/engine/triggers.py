@@ -128,10 +128,12 @@ def line_end_after(text: str, start: int, end: int) -> int:
     return stop if ret < 0 else ret
 
 
-def _settled_words(text: str, *, final: bool) -> int:
+def _settled_words(text: str, *, final: bool, in_list: bool = False) -> int:
     """How much of `text`, which holds no opener, no later word can change: all of it
-    when `final`; else up to its last space, tab or line end, and not an attribute's
-    name that blanks end (an `=` may still come: `onclick =` is an opener)."""
+    when `final`; else up to its last space, tab or line end; `in_list`, not an
+    attribute's name that blanks end either (an `=` may still come: `onclick =` is an
+    opener, and inside a list whose `{` a forced cut left in the unit before, nothing
+    else holds it)."""
     if final:
         return len(text)
     limit = text.rfind(" ")
@@ -139,7 +141,7 @@ def _settled_words(text: str, *, final: bool) -> int:
         limit = max(limit, text.rfind("\n"))
     if "\t" in text:
         limit = max(limit, text.rfind("\t"))
-    if limit == len(text) - 1:
+    if in_list and limit == len(text) - 1:
         named = _NAMED_LAST.search(text, max(0, limit - _LONGEST_ATTRIBUTE))
         if named is not None:
             return named.start()
@@ -251,7 +253,7 @@ def sendable(
             waiting = -1
         elif len(text) - waiting > _LONGEST_LIST:
             opener, waiting = waiting, -1
-    limit = opener if opener >= 0 else _settled_words(text, final=final)
+    limit = opener if opener >= 0 else _settled_words(text, final=final, in_list=in_list)
     if waiting >= 0:
         limit = min(limit, waiting)
     urlish = None
