@@ -72,6 +72,14 @@ def _stream(
     return outputs, stream.findings
 
 
+def _streams_as_one_shot(sanitizer: Sanitizer, chunks: list[str]) -> None:
+    """The chunks streamed give what one run over their text gives: text and findings."""
+    expected = sanitizer.run("".join(chunks))
+    outputs, findings = _stream(sanitizer, chunks)
+    assert "".join(outputs) == expected.text
+    assert findings == expected.findings
+
+
 @settings(max_examples=len(CASES) * 3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(CASES), st.data())
 def test_any_chunking_equals_one_shot_on_the_fixtures(case: Case, data: st.DataObject) -> None:
@@ -85,10 +93,7 @@ def test_any_chunking_equals_one_shot_on_the_fixtures(case: Case, data: st.DataO
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mixed, st.data())
 def test_any_chunking_equals_one_shot_on_generated_replies(text: str, data: st.DataObject) -> None:
-    expected = S.run(text)
-    outputs, findings = _stream(S, _cuts(text, data))
-    assert "".join(outputs) == expected.text
-    assert findings == expected.findings
+    _streams_as_one_shot(S, _cuts(text, data))
 
 
 # Attribute lists and what stands before them on a line: a stream sends a line still
@@ -106,10 +111,7 @@ braces = st.lists(st.sampled_from(BRACE_ATOMS), max_size=20).map("".join)
 def test_any_chunking_equals_one_shot_around_attribute_lists(
     text: str, data: st.DataObject
 ) -> None:
-    expected = S.run(text)
-    outputs, findings = _stream(S, _cuts(text, data))
-    assert "".join(outputs) == expected.text
-    assert findings == expected.findings
+    _streams_as_one_shot(S, _cuts(text, data))
 
 
 SMALL_HOLD = Sanitizer(Policy(max_hold_chars=256))
@@ -133,10 +135,7 @@ def test_a_name_then_blanks_is_not_sent_before_its_equals_sign(size: int) -> Non
     stream sent `onclick ` (no `=` yet) and then `=]( `, and the pass, which holds at
     `onclick =`, escaped that `]` at the cut; the stream failed (fuzz, 2026-12-08)."""
     text = "{\\{" + "ww " * 160 + "\"onclick =]( '{'= ' " + "ww " * 160 + " onclick}\n\nok"
-    expected = SMALL_HOLD.run(text)
-    outputs, findings = _stream(SMALL_HOLD, [text[i : i + size] for i in range(0, len(text), size)])
-    assert "".join(outputs) == expected.text
-    assert findings == expected.findings
+    _streams_as_one_shot(SMALL_HOLD, [text[i : i + size] for i in range(0, len(text), size)])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,20 +143,14 @@ def test_a_name_then_blanks_is_not_sent_before_its_equals_sign(size: int) -> Non
 def test_any_chunking_equals_one_shot_across_cuts_in_attribute_lists(
     text: str, data: st.DataObject
 ) -> None:
-    expected = SMALL_HOLD.run(text)
-    outputs, findings = _stream(SMALL_HOLD, _cuts(text, data))
-    assert "".join(outputs) == expected.text
-    assert findings == expected.findings
+    _streams_as_one_shot(SMALL_HOLD, _cuts(text, data))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.sampled_from([c.input for c in CASES]), mixed), st.data())
 def test_equal_to_one_shot_across_forced_cuts(text: str, data: st.DataObject) -> None:
     """A small hold limit forces cuts everywhere: still equal to one-shot."""
-    expected = SMALL_HOLD.run(text)
-    outputs, findings = _stream(SMALL_HOLD, _cuts(text, data))
-    assert "".join(outputs) == expected.text
-    assert findings == expected.findings
+    _streams_as_one_shot(SMALL_HOLD, _cuts(text, data))
 
 
 @pytest.mark.parametrize("size", [1, 4, 64])
