@@ -138,6 +138,26 @@ def test_a_name_then_blanks_is_not_sent_before_its_equals_sign(size: int) -> Non
     _streams_as_one_shot(SMALL_HOLD, [text[i : i + size] for i in range(0, len(text), size)])
 
 
+@pytest.mark.parametrize(
+    ("hold", "text"),
+    [
+        (256, "~" * 256 + '{onclick="alert(1)" x}\ncode\n' + "~" * 256 + "\n"),
+        (256, "`" * 257 + '{onclick="alert(1)" x}\ncode\n' + "`" * 257 + "\n"),
+        (256, "```" + " " * 260 + '{onclick="alert(1)"' + "y" * 100 + " x\\}\ncode\n```\n"),
+        (8192, "```" + " " * 8200 + '{onclick="alert(1)" x}\ncode\n```\n'),
+    ],
+)
+def test_a_fence_list_after_a_cut_in_its_run_sets_nothing(hold: int, text: str) -> None:
+    """A fence's run (split or whole) and blanks before a forced cut, its attribute
+    list after it: fenced_code reads the list's last `}` before any escape, so it is
+    written `&#125;`, one-shot and streamed (helper-62, 2026-12-08; each leaked a
+    handler under python-markdown before)."""
+    sanitizer = Sanitizer(Policy(max_hold_chars=hold))
+    assert violations(text) != []
+    assert violations(sanitizer.run(text).text) == []
+    _streams_as_one_shot(sanitizer, [text[i : i + 7] for i in range(0, len(text), 7)])
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(long_lists, st.data())
 def test_any_chunking_equals_one_shot_across_cuts_in_attribute_lists(

@@ -127,6 +127,10 @@ class Carry:
     cut_tail: str = ""
     # With "{": that line as the unit after needs it (`CutList`).
     cut_list: CutList | None = None
+    # The line the cut falls in, while all of it is a fence's run and blanks (its run
+    # character, at most three of them, and a blank if one followed): a `{` that
+    # starts the unit after opens the fence's attribute list (`units.forced_cut`).
+    cut_fence: str = ""
     healer: HealerState = NOTHING_OPEN
     # How far renderers agree on the fences read so far (`engine.agreement`).
     fences: FenceAgreement = AGREED
@@ -145,6 +149,7 @@ class Carry:
         output, where it differs, is `sent`)."""
         line, column = self._position_after(text)
         tail, cut_list = self._tail_after(text, sent) if forced else ("", None)
+        cut_fence = self._fence_after(text) if forced else ""
         # Built field by field: `replace` costs more than the rest of a plain unit's fold.
         moved = Carry(
             references=self.references,
@@ -161,6 +166,7 @@ class Carry:
             after_forced_cut=forced,
             cut_tail=tail,
             cut_list=cut_list,
+            cut_fence=cut_fence,
             healer=delta.healer,
             fences=self._fences_after(text, sent),
         )
@@ -177,7 +183,7 @@ class Carry:
         bang = _bang_at_end(text)
         if "{" in self.cut_tail and "\n" not in text and "\r" not in text:
             return self.cut_tail.replace("!", "") + bang, self._longer(text, sent)
-        listed = _list_at_end(text)
+        listed = _list_at_end(text, self.cut_fence)
         if listed is None:
             return bang, None
         line, fence = listed
@@ -192,6 +198,17 @@ class Carry:
         unknown = (not before.text and not before.long) or (sent is not None and sent != text)
         risky = unknown or before.risky or may_set_attribute(seen)
         return CutList(seen[-_TAIL:], long=True, risky=risky)
+
+    def _fence_after(self, text: str) -> str:
+        """`cut_fence` after a forced cut after `text`: its last line, with what the
+        line held before `text` when `text` holds no line end, if all of it is a
+        fence's run and blanks."""
+        line = max(text.rfind("\n"), text.rfind("\r")) + 1
+        so_far = text[line:] if line else self.cut_fence + text
+        run = _FENCE_SO_FAR.fullmatch(so_far)
+        if run is None:
+            return ""
+        return run.group(1)[:3] + (" " if run.end(1) < len(so_far) else "")
 
     def _fences_after(self, text: str, sent: str | None) -> FenceAgreement:
         """The fence agreement after a unit, as renderers read what was sent: a clean-up
@@ -226,15 +243,17 @@ class Carry:
         return line, column
 
 
-def _list_at_end(text: str) -> tuple[str, bool] | None:
+def _list_at_end(text: str, fence_before: str = "") -> tuple[str, bool] | None:
     """The last line of `text` from its first attribute list's `{` (closed or not:
     the text after a cut may close it, or take it to a later `}`, as python-markdown
     reads a list to its line's last one), and whether that line opens a fence (whose
-    list fenced_code reads before any escape); None when it holds no list."""
+    list fenced_code reads before any escape; `fence_before`: the run a unit before
+    left the line with, `cut_fence`); None when it holds no list."""
     line = max(text.rfind("\n"), text.rfind("\r")) + 1
+    lead = "" if line else fence_before
     for brace in _OPEN_BRACE.finditer(text, line):
         if _opens_list(text, brace.start(), line):
-            fence = _FENCE_RUN.fullmatch(text, line, brace.start()) is not None
+            fence = _FENCE_RUN.fullmatch(lead + text[line : brace.start()]) is not None
             return text[brace.start() :], fence
     return None
 
@@ -258,6 +277,7 @@ _LIST_AFTER = frozenset(" \t`~)*_]>")
 _TAIL = 64
 _OPEN_BRACE = re.compile(r"\{")
 _FENCE_RUN = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
+_FENCE_SO_FAR = re.compile(r"[^\S\n\r]*(`+|~+)[^\S\n\r]*")  # a fence's line, maybe unfinished
 
 
 def _opens_list(text: str, brace: int, line: int) -> bool:

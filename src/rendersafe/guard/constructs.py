@@ -39,6 +39,7 @@ __all__ = [
     "attribute_lists",
     "autolinks",
     "images",
+    "list_is_risky",
     "sets_attribute",
 ]
 
@@ -399,8 +400,7 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         last = text.rfind("}", pos, line_end)
         listed = text[pos + 1 : last]
         done = line_end
-        risky = _risky(attribute_names(listed)) or sets_attribute(listed)
-        if not risky and not listed_name(text, pos, last):
+        if not list_is_risky(listed):
             continue
         reasons = (Reason.HTML_ATTRIBUTE_NOT_ALLOWED,)
         brace = "&#125;" if fence else "\\}"
@@ -408,6 +408,17 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
             if not skip(close):
                 yield Opener(close, brace, Construct.HTML, reasons, "attribute list")
             close = after("}", close + 1, line_end)
+
+
+def list_is_risky(listed: str) -> bool:
+    """Does an attribute list that reads `listed` (between its braces) set, or may it
+    set, an event handler or a URL: a name it reads as one (`attribute_names`), a
+    `name=` wherever a scanner might start, a handler-like word (`listed_name`)?"""
+    return (
+        _risky(attribute_names(listed))
+        or sets_attribute(listed)
+        or listed_name("{" + listed, 0, len(listed) + 1)
+    )
 
 
 def sets_attribute(listed: str) -> bool:

@@ -37,6 +37,7 @@ _URL_HEAD = re.compile(
 )
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
 _CLOSE_BRACE = re.compile(r"\}")
+_FENCE_LIST = re.compile(r"[^\S\n\r]*(?:`{3,}|~{3,})[^\S\n\r]*\{")
 _BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")  # may open a rendered fence, language to come
@@ -177,6 +178,8 @@ def close_after_cut(ps: Pass, code: Regions, start: int) -> None:
     at `start` of the pass's (a prefix before it)."""
     if "{" in ps.carry.cut_tail:
         _close_brace_after_cut(ps, code, start)
+    if ps.carry.cut_fence:
+        _close_fence_list_after_cut(ps, start)
     found = _LEADING_BRACKET.match(ps.source.text, start) if "!" in ps.carry.cut_tail else None
     if found is None or found.end() - 1 in code or found.end() - 1 in ps.claimed:
         return
@@ -203,6 +206,29 @@ def _close_brace_after_cut(ps: Pass, code: Regions, start: int) -> None:
         ps.change_all(
             edits, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical"
         )
+
+
+def _close_fence_list_after_cut(ps: Pass, start: int) -> None:
+    """The unit before ended inside a fence's opening line, its run and blanks alone
+    (`Carry.cut_fence`): a `{` this text's first line starts with opens the fence's
+    attribute list, which fenced_code reads before any escape, to a `}` that ends the
+    line. When it may set a handler or a URL, that `}` is written `&#125;` (escaped or
+    not): a stream holds before it, at the list's `{` or at such a name (an opener)."""
+    text = ps.source.text
+    end = line_end_after(text, start, len(text))
+    run = ps.carry.cut_fence
+    opened = _FENCE_LIST.match(run + text[start:end])
+    if opened is None:
+        return
+    brace = start + opened.end() - 1 - len(run)
+    last = text.rfind("}", brace, end)
+    if last < 0 or last in ps.claimed:
+        return  # (a list this line does not close: the unit after reads it, `cut_tail`)
+    listed = text[brace:last]
+    if listed_name(listed, 0, len(listed)) or sets_attribute(listed):
+        detail = "'}' of a fence's attribute list whose run a forced cut left before"
+        edit = Edit(last, last + 1, ("&#125;",))
+        ps.change(edit, Construct.HTML, Action.NEUTRALISED, _CUT, detail=detail, detector="lexical")
 
 
 def _list_reads_handler(ps: Pass, text: str, start: int, end: int) -> bool:

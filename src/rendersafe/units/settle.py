@@ -333,7 +333,7 @@ class UnitSanitizer:
         backstop(ps, marks, index)
         if close_at is not None:
             close_openers(ps, marks.code, index, close_at)
-        if carry.cut_tail:
+        if carry.cut_tail or carry.cut_fence:
             close_after_cut(ps, marks.code, start)
         second_line(ps, marks, index, env.get("references") or {})
         return ps, ps.delta(parsed_references(env), index.image_uses.here)
