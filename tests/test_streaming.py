@@ -129,6 +129,16 @@ long_lists = st.tuples(
 ).map("".join)
 
 
+@pytest.mark.parametrize("text", ["a {\nonclick =}\n\nok", "# T {{{\nonclick =}\n\nok\n\nmore"])
+@pytest.mark.parametrize("size", [1, 2, 5])
+def test_plain_words_after_a_sent_risky_line_may_end_its_unit(text: str, size: int) -> None:
+    """A unit whose risky line was sent whole (nothing held) takes the plain words after
+    it without pushing them; a blank line among them ends the unit, as one-shot cuts it
+    there. The stream settled them at `close` and failed ("text waiting for the
+    segmenter completed a unit"; a property test in CI, 2026-12-08; on eab86df too)."""
+    _streams_as_one_shot(S, [text[i : i + size] for i in range(0, len(text), size)])
+
+
 @pytest.mark.parametrize("size", [1, 3, 16])
 def test_a_name_then_blanks_is_not_sent_before_its_equals_sign(size: int) -> None:
     """A line cut inside an attribute list, `onclick =](` in the unit after the cut: a

@@ -170,7 +170,7 @@ class StreamSanitizer:
 
     def openers(self) -> tuple[int, int]:
         """How many `[` and `<` the unit still arriving holds (what its cost hangs on)."""
-        pending = self._segmented().pending
+        pending = self._segmenter.pending + "".join(self._mid_line)
         return pending.count("["), pending.count("<")
 
     def settles_at_most(self, added: int, line_ends: int = 2) -> int:
@@ -180,7 +180,10 @@ class StreamSanitizer:
         (an event loop) reads to decide where to run the feed."""
         if line_ends == 0 and added <= self._room:
             return 0  # it only adds to the current line (`feed`'s common case)
-        segmenter = self._segmented()
+        segmenter = self._segmenter
+        waiting = sum(map(len, self._mid_line))
+        if waiting:  # (pushed with the chunk: the lines waiting may end the unit too)
+            return segmenter.length + waiting + added
         return segmenter.length + added if segmenter.may_cut(added, line_ends) else 0
 
     def feed(self, chunk: str) -> str:  # noqa: C901, PLR0911  (per chunk: a call costs more)
@@ -333,24 +336,20 @@ class StreamSanitizer:
         self._mark = self._room
         return out
 
-    def _segmented(self) -> Segmenter:
-        """The segmenter, given the chunks that wait for it: the rest of a line, or
-        plain lines, which complete no unit (no cut falls before the thing a unit
-        holds, and they fit the hold limit)."""
-        if self._mid_line:
-            units = self._segmenter.push("".join(self._mid_line))
-            self._mid_line.clear()
-            if units:
-                raise SanitizeError("internal: text waiting for the segmenter completed a unit")
-        return self._segmenter
-
     def _finish(self) -> str:
-        """Settle what is left at the end of the reply."""
+        """Settle what is left at the end of the reply: the lines waiting for the
+        segmenter too. They are plain words, but a unit whose risky part was sent
+        (nothing in the words after it held) ends at a blank line among them, as a
+        one-shot run cuts it there: each unit is settled in turn, and what was sent of
+        it must come out unchanged (`_settle`)."""
         held = self._held()
         self._sent = self._unit_length() - held
         self._length, self._room, self._mark, self._fast = 0, 0, 0, _SLOW
         self._most_held = max(self._most_held, held)
-        return self._released(held, self._segmented().finish())
+        waiting = "".join(self._mid_line)
+        self._mid_line.clear()
+        units = self._segmenter.push(waiting) if waiting else []
+        return self._released(held, units + self._segmenter.finish())
 
     def _released(self, held: int, units: list[Unit]) -> str:
         """Settle `units`, releasing the `held` characters that waited for them."""
