@@ -380,7 +380,7 @@ class StreamSanitizer:
                 for finding in findings:
                     self._on_finding(finding)
             self._carry = settled.carry
-            self._in_list = "{" in settled.carry.cut_tail
+            self._in_list = settled.carry.in_list
             self._held_from, self._unsent = None, ""
         return "".join(out)
 

@@ -18,8 +18,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["attribute_names"]
+__all__ = ["FENCE_OPENING", "attribute_names"]
 
+# A fence's opening run and the blanks around it, all of a line before a `{`: there the
+# `{...}` is fenced_code's, read before any escape (a `\}` is a `}` to it).
+FENCE_OPENING: Final = re.compile(r"[^\S\n\r]*(?:`{3,}|~{3,})[^\S\n\r]*")
 _TOKEN: Final = re.compile(
     r"""([^ =}]+)="[^\n]*?"|([^ =}]+)='[^\n]*?'|([^ =}]+)=[^ =}]+|([^ =}]+)| """
 )

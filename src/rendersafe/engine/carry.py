@@ -12,6 +12,7 @@ from typing import Any
 
 from ..urls import INVISIBLE, Verdict
 from .agreement import AGREED, FenceAgreement, escaped_at
+from .attributes import FENCE_OPENING
 from .healing import NOTHING_OPEN, HealerState
 from .tables import Overlay, Table, concatenated
 from .triggers import may_set_attribute
@@ -135,6 +136,11 @@ class Carry:
     # How far renderers agree on the fences read so far (`engine.agreement`).
     fences: FenceAgreement = AGREED
 
+    @property
+    def in_list(self) -> bool:
+        """Does the unit after start inside an attribute list a forced cut left open?"""
+        return "{" in self.cut_tail
+
     def env(self) -> dict[str, Any]:
         """A fresh markdown-it `env` that resolves the references defined so far
         (what the parse defines goes to its `Overlay.added`)."""
@@ -253,7 +259,7 @@ def _list_at_end(text: str, fence_before: str = "") -> tuple[str, bool] | None:
     lead = "" if line else fence_before
     for brace in _OPEN_BRACE.finditer(text, line):
         if _opens_list(text, brace.start(), line):
-            fence = _FENCE_RUN.fullmatch(lead + text[line : brace.start()]) is not None
+            fence = FENCE_OPENING.fullmatch(lead + text[line : brace.start()]) is not None
             return text[brace.start() :], fence
     return None
 
@@ -276,7 +282,6 @@ _LIST_AFTER = frozenset(" \t`~)*_]>")
 # is read whole with the next unit.
 _TAIL = 64
 _OPEN_BRACE = re.compile(r"\{")
-_FENCE_RUN = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
 _FENCE_SO_FAR = re.compile(r"[^\S\n\r]*(`+|~+)[^\S\n\r]*")  # a fence's line, maybe unfinished
 
 

@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from ..engine.attributes import attribute_names
+from ..engine.attributes import FENCE_OPENING, attribute_names
 from ..engine.triggers import line_end_after, listed_name
 from ..findings import Construct, Reason
 from ..markdown.labels import label_keys
@@ -90,7 +90,6 @@ _BRACE = re.compile(r"\{")
 # Any `name=` in an attribute list's text, wherever a scanner might start reading it.
 _ANY_NAME = re.compile(r"""([^\s="'{}]+)[ \t]*=""")
 # A fence's run before an attribute list's `{` on its line.
-_FENCE_BEFORE = re.compile(r"[^\S\n]*(?:`{3,}|~{3,})[^\S\n]*")
 _SET_ATTRIBUTES = frozenset(
     {
         "src",
@@ -386,7 +385,7 @@ def attribute_lists(text: str, skip: Skip) -> Iterator[Opener]:
         # escape is: there a `\}` is a `}` too, and only one that is no `}` any more
         # (`&#125;`) ends nothing.
         line_start = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1
-        fence = _FENCE_BEFORE.fullmatch(text, line_start, pos) is not None
+        fence = FENCE_OPENING.fullmatch(text, line_start, pos) is not None
         after = text.find if fence else functools.partial(_unescaped, text)
         close = after("}", pos, line_end)
         if close < 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..engine.attributes import FENCE_OPENING
 from ..engine.edits import Edit
 from ..engine.regions import Regions
 from ..engine.rendered import TEX_HOLDERS
@@ -37,7 +38,6 @@ _URL_HEAD = re.compile(
 )
 _LEADING_BRACKET = re.compile(INVISIBLE.pattern + r"*\[")
 _CLOSE_BRACE = re.compile(r"\}")
-_FENCE_LIST = re.compile(r"[^\S\n\r]*(?:`{3,}|~{3,})[^\S\n\r]*\{")
 _BLANK_LINE = re.compile(r"(?:\r\n?|\n)[ \t]*(?:\r\n?|\n)")
 _MOST_TAIL = 4096  # a destination run longer than this is a word the cut split
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")  # may open a rendered fence, language to come
@@ -176,7 +176,7 @@ def close_after_cut(ps: Pass, code: Regions, start: int) -> None:
     each `}` on this text's first line is written `&#125;`, so that none closes it
     (python-markdown's fenced_code reads a fence's before any escape). The text starts
     at `start` of the pass's (a prefix before it)."""
-    if "{" in ps.carry.cut_tail:
+    if ps.carry.in_list:
         _close_brace_after_cut(ps, code, start)
     if ps.carry.cut_fence:
         _close_fence_list_after_cut(ps, start)
@@ -217,10 +217,10 @@ def _close_fence_list_after_cut(ps: Pass, start: int) -> None:
     text = ps.source.text
     end = line_end_after(text, start, len(text))
     run = ps.carry.cut_fence
-    opened = _FENCE_LIST.match(run + text[start:end])
-    if opened is None:
+    opened = FENCE_OPENING.match(run + text[start:end])
+    brace = start + opened.end() - len(run) if opened is not None else end
+    if brace >= end or text[brace] != "{":
         return
-    brace = start + opened.end() - 1 - len(run)
     last = text.rfind("}", brace, end)
     if last < 0 or last in ps.claimed:
         return  # (a list this line does not close: the unit after reads it, `cut_tail`)

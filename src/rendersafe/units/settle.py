@@ -90,9 +90,15 @@ def _keeps_what_streams_send(
     unit: Unit, carry: Carry, output: str, hold: re.Pattern[str] | None
 ) -> bool:
     """Does `output` start with what a stream may send of `unit` before it ends?"""
-    in_list = "{" in carry.cut_tail
-    keep, _held = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=in_list)
-    return output.startswith(unit.text[:keep])
+    return output.startswith(unit.text[: _stream_keeps(unit, carry, hold)])
+
+
+def _stream_keeps(unit: Unit, carry: Carry, hold: re.Pattern[str] | None) -> int:
+    """How much of `unit` a stream may send before it ends (`sendable`)."""
+    keep, _held = sendable(
+        unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=carry.in_list
+    )
+    return keep
 
 
 class UnitSanitizer:
@@ -199,8 +205,7 @@ class UnitSanitizer:
         settled, and ending where `unit` ended (`structure`); neutralised when that
         does not settle either. `current` was read whole and nothing was found."""
         hold = self.rules.rendered.hold
-        in_list = "{" in carry.cut_tail
-        keep, _ = sendable(unit.text, final=True, hold=hold, prefix=unit.prefix, in_list=in_list)
+        keep = _stream_keeps(unit, carry, hold)
         in_pieces = False
         for attempt in range(MAX_PASSES + 1):
             restored = restore(unit.text, current.text, keep)
@@ -240,7 +245,7 @@ class UnitSanitizer:
         self, unit: Unit, carry: Carry, first: _Outcome, context: dict[str, str]
     ) -> tuple[_Outcome, list[Finding]]:
         hold = self.rules.rendered.hold
-        text = neutralise_unit(unit, self.rules.markers.link, hold, in_list="{" in carry.cut_tail)
+        text = neutralise_unit(unit, self.rules.markers.link, hold, in_list=carry.in_list)
         # One more pass reads what the neutralised text leaves for the next unit; where
         # it would still change what a stream sent, its edits are not taken.
         again = _Reading(context, recheck=True, close_cut=unit.forced)
